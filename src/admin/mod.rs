@@ -1,0 +1,1 @@
+//! admin (to be built)

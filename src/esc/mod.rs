@@ -1,0 +1,1 @@
+//! esc (to be built)

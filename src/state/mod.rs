@@ -1,0 +1,1 @@
+//! state (to be built)

@@ -1,0 +1,1 @@
+//! waf (to be built)

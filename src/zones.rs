@@ -1,0 +1,1 @@
+//! Host → zone index (to be built)
