@@ -1,1 +1,3 @@
-//! admin (to be built)
+//! Admin API under `/client/v4` (Cloudflare v4 compatible).
+
+pub mod envelope;

@@ -1,1 +1,2 @@
-//! esc (to be built)
+//! ESC customizations: the data model and how each action edits a request or response.
+pub mod decision;

@@ -1,1 +1,18 @@
-//! state (to be built)
+//! The immutable snapshot the hot path reads, and the single writer that replaces it.
+
+pub mod tenant;
+
+use std::sync::Arc;
+
+use arc_swap::ArcSwap;
+
+/// One consistent version of everything a request needs: operator config + tenant state.
+/// A request loads it once and keeps the `Arc` for all its phases.
+#[derive(Debug, Default)]
+pub struct Snapshot {
+    pub config: Arc<crate::config::Config>,
+    pub tenant: Arc<tenant::TenantState>,
+}
+
+/// The handle shared by the proxy, the admin API and the reloader.
+pub type SharedSnapshot = Arc<ArcSwap<Snapshot>>;
