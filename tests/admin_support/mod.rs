@@ -43,6 +43,7 @@ pub fn test_config(admin_listen: SocketAddr, state_path: &Path) -> Config {
         account_id: account.into(),
         plan,
         debug_header: true,
+        ..Default::default()
     };
     Config {
         server: escgate::config::ServerConfig {
@@ -50,6 +51,7 @@ pub fn test_config(admin_listen: SocketAddr, state_path: &Path) -> Config {
             admin_listen: Some(admin_listen),
             threads: 1,
             state_path: state_path.to_path_buf(),
+            ..Default::default()
         },
         accounts: vec![
             AccountConfig {
@@ -104,6 +106,7 @@ pub fn test_config(admin_listen: SocketAddr, state_path: &Path) -> Config {
                 accounts: vec!["*".into()],
             },
         ],
+        ..Default::default()
     }
 }
 
