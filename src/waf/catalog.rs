@@ -248,7 +248,11 @@ mod tests {
             for group in &package.groups {
                 for rule in &group.rules {
                     total += 1;
-                    assert!(seen.insert(rule.id.clone()), "duplicate rule id {}", rule.id);
+                    assert!(
+                        seen.insert(rule.id.clone()),
+                        "duplicate rule id {}",
+                        rule.id
+                    );
                     assert!(rule.allowed_modes.contains(&rule.default_mode));
                     assert!(rule.priority.parse::<u32>().is_ok());
                     assert!(
@@ -279,6 +283,8 @@ mod tests {
         assert!(c.group(&owasp.id, &group.id).is_none());
         assert!(c.rule(&vendor.id, &group.rules[0].id).is_some());
         assert!(c.rule(&owasp.id, &group.rules[0].id).is_none());
-        assert!(c.managed_rule(MANAGED_RULESET_ID, OWASP_ANOMALY_RULE_ID).is_none());
+        assert!(c
+            .managed_rule(MANAGED_RULESET_ID, OWASP_ANOMALY_RULE_ID)
+            .is_none());
     }
 }

@@ -48,7 +48,10 @@ pub const METHOD_NOT_ALLOWED: u32 = 10405;
 
 /// 400 with one item pointing at `pointer` in the request body.
 pub fn invalid_field(pointer: &str, message: impl Into<String>) -> ApiError {
-    ApiError::from_items(400, vec![ErrorItem::new(INVALID_FIELD, message).at(pointer)])
+    ApiError::from_items(
+        400,
+        vec![ErrorItem::new(INVALID_FIELD, message).at(pointer)],
+    )
 }
 
 /// 404 for an unknown id.

@@ -296,11 +296,14 @@ mod tests {
         let owasp = catalog().package_by_mode(DetectionMode::Anomaly);
         let vendor = catalog().package_by_mode(DetectionMode::Traditional);
         let mut waf = LegacyWaf::default();
-        waf.group_modes.insert(owasp.groups[0].id.clone(), "off".into());
-        waf.group_modes.insert(owasp.groups[1].id.clone(), "on".into());
+        waf.group_modes
+            .insert(owasp.groups[0].id.clone(), "off".into());
+        waf.group_modes
+            .insert(owasp.groups[1].id.clone(), "on".into());
         waf.rule_modes
             .insert(owasp.groups[2].rules[0].id.clone(), "off".into());
-        waf.group_modes.insert(vendor.groups[0].id.clone(), "off".into());
+        waf.group_modes
+            .insert(vendor.groups[0].id.clone(), "off".into());
         let (groups, rules) = waf.owasp_customizations();
         assert_eq!(groups, vec![owasp.groups[0].id.clone()]);
         assert_eq!(rules, vec![owasp.groups[2].rules[0].id.clone()]);

@@ -49,12 +49,18 @@ struct FirewallRuleBody {
 }
 
 /// Checks one firewall rule of a POST array; problems are pointed at `/{index}/…`.
-fn parse_firewall_rule(value: Value, index: usize, problems: &mut Vec<ErrorItem>) -> Option<FirewallRuleBody> {
+fn parse_firewall_rule(
+    value: Value,
+    index: usize,
+    problems: &mut Vec<ErrorItem>,
+) -> Option<FirewallRuleBody> {
     let at = |field: &str| format!("/{index}{field}");
     let body: FirewallRuleBody = match serde_json::from_value(value) {
         Ok(body) => body,
         Err(e) => {
-            problems.push(ErrorItem::new(INVALID_FIELD, format!("invalid firewall rule: {e}")).at(at("")));
+            problems.push(
+                ErrorItem::new(INVALID_FIELD, format!("invalid firewall rule: {e}")).at(at("")),
+            );
             return None;
         }
     };
@@ -64,7 +70,8 @@ fn parse_firewall_rule(value: Value, index: usize, problems: &mut Vec<ErrorItem>
     };
     if let Err(e) = Filter::compile(&body.filter.expression, &limits) {
         problems.push(
-            ErrorItem::new(INVALID_EXPRESSION, format!("invalid expression: {e}")).at(at("/filter/expression")),
+            ErrorItem::new(INVALID_EXPRESSION, format!("invalid expression: {e}"))
+                .at(at("/filter/expression")),
         );
     }
     let action = serde_json::from_value::<FirewallAction>(body.action.clone()).ok();
@@ -106,7 +113,10 @@ pub(super) fn rules(ctx: &Ctx<'_>) -> Handled {
         "POST" => {
             ctx.require_write()?;
             let Value::Array(items) = ctx.json()? else {
-                return Err(invalid_field("", "the body must be an array of firewall rules"));
+                return Err(invalid_field(
+                    "",
+                    "the body must be an array of firewall rules",
+                ));
             };
             let mut state = ctx.writable_state();
             if state.legacy.firewall_rules.len() + items.len() > MAX_FIREWALL_RULES {
@@ -195,28 +205,40 @@ struct PageRuleBody {
 }
 
 fn parse_page_rule(value: Value) -> Result<(PageRuleBody, Vec<PageRuleAction>), ApiError> {
-    let body: PageRuleBody =
-        serde_json::from_value(value).map_err(|e| invalid_field("", format!("invalid page rule: {e}")))?;
+    let body: PageRuleBody = serde_json::from_value(value)
+        .map_err(|e| invalid_field("", format!("invalid page rule: {e}")))?;
     let mut problems = Vec::new();
     match body.targets.as_slice() {
         [target] => {
             if target.target != "url" {
-                problems.push(ErrorItem::new(INVALID_FIELD, "`target` must be `url`").at("/targets/0/target"));
+                problems.push(
+                    ErrorItem::new(INVALID_FIELD, "`target` must be `url`").at("/targets/0/target"),
+                );
             }
             if target.constraint.operator != "matches" {
                 problems.push(
-                    ErrorItem::new(INVALID_FIELD, "`operator` must be `matches`").at("/targets/0/constraint/operator"),
+                    ErrorItem::new(INVALID_FIELD, "`operator` must be `matches`")
+                        .at("/targets/0/constraint/operator"),
                 );
             }
             let pattern = &target.constraint.value;
-            if pattern.is_empty() || pattern.len() > MAX_PATTERN_LEN || pattern.chars().any(char::is_whitespace) {
+            if pattern.is_empty()
+                || pattern.len() > MAX_PATTERN_LEN
+                || pattern.chars().any(char::is_whitespace)
+            {
                 problems.push(
-                    ErrorItem::new(INVALID_FIELD, format!("the URL pattern is 1 to {MAX_PATTERN_LEN} characters without spaces"))
-                        .at("/targets/0/constraint/value"),
+                    ErrorItem::new(
+                        INVALID_FIELD,
+                        format!(
+                            "the URL pattern is 1 to {MAX_PATTERN_LEN} characters without spaces"
+                        ),
+                    )
+                    .at("/targets/0/constraint/value"),
                 );
             }
         }
-        _ => problems.push(ErrorItem::new(INVALID_FIELD, "exactly one URL target expected").at("/targets")),
+        _ => problems
+            .push(ErrorItem::new(INVALID_FIELD, "exactly one URL target expected").at("/targets")),
     }
     if body.actions.is_empty() {
         problems.push(ErrorItem::new(INVALID_FIELD, "at least one action expected").at("/actions"));
@@ -232,7 +254,8 @@ fn parse_page_rule(value: Value) -> Result<(PageRuleBody, Vec<PageRuleAction>), 
                 } else {
                     format!("page rule action `{id}` is not supported here: only `disable_security` and `waf` (on/off) are")
                 };
-                problems.push(ErrorItem::new(INVALID_FIELD, message).at(format!("/actions/{index}")));
+                problems
+                    .push(ErrorItem::new(INVALID_FIELD, message).at(format!("/actions/{index}")));
             }
         }
     }
@@ -246,7 +269,10 @@ fn parse_page_rule(value: Value) -> Result<(PageRuleBody, Vec<PageRuleAction>), 
 /// `GET|POST pagerules`.
 pub(super) fn page_rules(ctx: &Ctx<'_>) -> Handled {
     match ctx.method().as_str() {
-        "GET" => read(ApiSuccess::ok(json!(ctx.state().legacy.page_rules_in_order()))),
+        "GET" => read(ApiSuccess::ok(json!(ctx
+            .state()
+            .legacy
+            .page_rules_in_order()))),
         "POST" => {
             ctx.require_write()?;
             let (body, actions) = parse_page_rule(ctx.json()?)?;

@@ -31,15 +31,19 @@ pub(super) fn check(ctx: &Ctx<'_>) -> Handled {
     let migration_state = state.migration.state.as_str();
     if state.migrated() {
         return read(
-            ApiSuccess::ok(json!({"compatible": false, "migration_state": migration_state})).with_messages(vec![
-                ErrorItem::new(ALREADY_MIGRATED, "the zone has already migrated to the new WAF"),
-            ]),
+            ApiSuccess::ok(json!({"compatible": false, "migration_state": migration_state}))
+                .with_messages(vec![ErrorItem::new(
+                    ALREADY_MIGRATED,
+                    "the zone has already migrated to the new WAF",
+                )]),
         );
     }
     let blockers = migration::blockers(&state.legacy, phase(ctx));
     read(
-        ApiSuccess::ok(json!({"compatible": blockers.is_empty(), "migration_state": migration_state}))
-            .with_messages(blockers),
+        ApiSuccess::ok(
+            json!({"compatible": blockers.is_empty(), "migration_state": migration_state}),
+        )
+        .with_messages(blockers),
     )
 }
 

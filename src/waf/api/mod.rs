@@ -32,8 +32,8 @@ use super::clock::rfc3339;
 use super::errors::{self, invalid_field, INVALID_FIELD, INVALID_PAGINATION};
 use super::WafZoneState;
 use crate::admin::envelope::{paginate, ApiError, ApiResult, ApiSuccess, ErrorItem};
-use serde_json::Map;
 use crate::config::ZoneConfig;
+use serde_json::Map;
 
 /// One WAF API call, as the admin router hands it over.
 #[derive(Debug, Clone, Copy)]
@@ -67,7 +67,11 @@ pub struct WafOutcome {
 pub fn handles(path: &[&str]) -> bool {
     matches!(
         path,
-        ["settings", "waf"] | ["waf_migration", ..] | ["rulesets", ..] | ["firewall", ..] | ["pagerules", ..]
+        ["settings", "waf"]
+            | ["waf_migration", ..]
+            | ["rulesets", ..]
+            | ["firewall", ..]
+            | ["pagerules", ..]
     )
 }
 
@@ -91,7 +95,10 @@ type Handled = Result<(ApiSuccess, Option<WafZoneState>), ApiError>;
 
 fn route(ctx: &Ctx<'_>) -> Handled {
     let path = ctx.request.path;
-    let legacy = matches!(path, ["settings", "waf"] | ["firewall", ..] | ["pagerules", ..]);
+    let legacy = matches!(
+        path,
+        ["settings", "waf"] | ["firewall", ..] | ["pagerules", ..]
+    );
     if legacy && packages::known_legacy_route(path) && ctx.request.state.migrated() {
         return Err(errors::migrated());
     }
@@ -176,7 +183,11 @@ impl Ctx<'_> {
     }
 
     /// A page of `items` per the `page` / `per_page` query (defaults 1 and `default_per_page`).
-    fn paginated<T: serde::Serialize>(&self, items: &[T], default_per_page: u64) -> Result<ApiSuccess, ApiError> {
+    fn paginated<T: serde::Serialize>(
+        &self,
+        items: &[T],
+        default_per_page: u64,
+    ) -> Result<ApiSuccess, ApiError> {
         let number = |key: &str, default: u64, max: u64| match self.query(key) {
             None => Ok(default),
             Some(raw) => match raw.parse::<u64>() {
@@ -229,4 +240,3 @@ fn reject_unknown(object: &Map<String, Value>, known: &[&str]) -> Result<(), Api
         Err(ApiError::from_items(400, unknown))
     }
 }
-

@@ -40,28 +40,39 @@ struct OverrideBody {
 
 /// Parses and checks an override body against the catalog.
 fn parse(value: Value, id: String) -> Result<UriOverride, ApiError> {
-    let body: OverrideBody =
-        serde_json::from_value(value).map_err(|e| invalid_field("", format!("invalid override: {e}")))?;
+    let body: OverrideBody = serde_json::from_value(value)
+        .map_err(|e| invalid_field("", format!("invalid override: {e}")))?;
     // A client may send back the object it read; the path names the override, not the body.
     let _ = body.id;
     let mut problems = Vec::new();
     if body.urls.is_empty() {
-        problems.push(ErrorItem::new(INVALID_FIELD, "`urls` needs at least one URL pattern").at("/urls"));
+        problems.push(
+            ErrorItem::new(INVALID_FIELD, "`urls` needs at least one URL pattern").at("/urls"),
+        );
     }
     for (index, url) in body.urls.iter().enumerate() {
         if url.is_empty() || url.len() > MAX_URL_LEN || url.chars().any(char::is_whitespace) {
             problems.push(
-                ErrorItem::new(INVALID_FIELD, format!("a URL pattern is 1 to {MAX_URL_LEN} characters without spaces"))
-                    .at(format!("/urls/{index}")),
+                ErrorItem::new(
+                    INVALID_FIELD,
+                    format!("a URL pattern is 1 to {MAX_URL_LEN} characters without spaces"),
+                )
+                .at(format!("/urls/{index}")),
             );
         }
     }
     for (group_id, mode) in &body.groups {
-        let known = catalog().packages.iter().any(|p| catalog().group(&p.id, group_id).is_some());
+        let known = catalog()
+            .packages
+            .iter()
+            .any(|p| catalog().group(&p.id, group_id).is_some());
         if !known || !["on", "off", "default"].contains(&mode.as_str()) {
             problems.push(
-                ErrorItem::new(INVALID_FIELD, format!("group {group_id}: unknown group, or mode not on/off/default"))
-                    .at(format!("/groups/{group_id}")),
+                ErrorItem::new(
+                    INVALID_FIELD,
+                    format!("group {group_id}: unknown group, or mode not on/off/default"),
+                )
+                .at(format!("/groups/{group_id}")),
             );
         }
     }
@@ -71,16 +82,24 @@ fn parse(value: Value, id: String) -> Result<UriOverride, ApiError> {
             .is_some_and(|(_, rule)| mode == "default" || rule.allowed_modes.contains(mode));
         if !allowed {
             problems.push(
-                ErrorItem::new(INVALID_FIELD, format!("rule {rule_id}: unknown rule, or a mode it does not allow"))
-                    .at(format!("/rules/{rule_id}")),
+                ErrorItem::new(
+                    INVALID_FIELD,
+                    format!("rule {rule_id}: unknown rule, or a mode it does not allow"),
+                )
+                .at(format!("/rules/{rule_id}")),
             );
         }
     }
     for (from, to) in &body.rewrite_action {
-        if !REWRITABLE_ACTIONS.contains(&from.as_str()) || !REWRITABLE_ACTIONS.contains(&to.as_str()) {
+        if !REWRITABLE_ACTIONS.contains(&from.as_str())
+            || !REWRITABLE_ACTIONS.contains(&to.as_str())
+        {
             problems.push(
-                ErrorItem::new(INVALID_FIELD, format!("rewrite_action uses {}", REWRITABLE_ACTIONS.join(", ")))
-                    .at(format!("/rewrite_action/{from}")),
+                ErrorItem::new(
+                    INVALID_FIELD,
+                    format!("rewrite_action uses {}", REWRITABLE_ACTIONS.join(", ")),
+                )
+                .at(format!("/rewrite_action/{from}")),
             );
         }
     }
@@ -137,7 +156,9 @@ pub(super) fn item(ctx: &Ctx<'_>, id: &str) -> Handled {
         .position(|o| o.id == id)
         .ok_or_else(|| errors::not_found("override", id))?;
     match ctx.method().as_str() {
-        "GET" => read(ApiSuccess::ok(json!(ctx.state().legacy.overrides[position]))),
+        "GET" => read(ApiSuccess::ok(json!(
+            ctx.state().legacy.overrides[position]
+        ))),
         "PUT" => {
             ctx.require_write()?;
             let updated = parse(ctx.json()?, id.to_string())?;

@@ -88,7 +88,12 @@ fn group_json(package: &LegacyPackage, group: &LegacyGroup, waf: &LegacyWaf) -> 
     })
 }
 
-fn rule_json(package: &LegacyPackage, group: &LegacyGroup, rule: &LegacyRule, waf: &LegacyWaf) -> Value {
+fn rule_json(
+    package: &LegacyPackage,
+    group: &LegacyGroup,
+    rule: &LegacyRule,
+    waf: &LegacyWaf,
+) -> Value {
     json!({
         "id": rule.id,
         "description": rule.description,
@@ -103,7 +108,11 @@ fn rule_json(package: &LegacyPackage, group: &LegacyGroup, rule: &LegacyRule, wa
 /// `firewall/waf/packages…`; `rest` is what follows `packages`.
 pub(super) fn route(ctx: &Ctx<'_>, rest: &[&str]) -> Handled {
     let waf = &ctx.state().legacy;
-    let find = |id: &str| catalog().package(id).ok_or_else(|| errors::not_found("package", id));
+    let find = |id: &str| {
+        catalog()
+            .package(id)
+            .ok_or_else(|| errors::not_found("package", id))
+    };
     match rest {
         [] => {
             only_get(ctx)?;
@@ -125,7 +134,11 @@ pub(super) fn route(ctx: &Ctx<'_>, rest: &[&str]) -> Handled {
         [package_id, "groups"] => {
             only_get(ctx)?;
             let package = find(package_id)?;
-            let items: Vec<Value> = package.groups.iter().map(|g| group_json(package, g, waf)).collect();
+            let items: Vec<Value> = package
+                .groups
+                .iter()
+                .map(|g| group_json(package, g, waf))
+                .collect();
             read(ctx.paginated(&items, 50)?)
         }
         [package_id, "groups", group_id] => {
@@ -138,8 +151,16 @@ pub(super) fn route(ctx: &Ctx<'_>, rest: &[&str]) -> Handled {
                 "PATCH" => {
                     let mode = patch_mode(ctx, &["on", "off"])?;
                     let mut state = ctx.writable_state();
-                    set_mode(&mut state.legacy.group_modes, &group.id, mode, &group.default_mode);
-                    write(ApiSuccess::ok(group_json(package, group, &state.legacy)), state)
+                    set_mode(
+                        &mut state.legacy.group_modes,
+                        &group.id,
+                        mode,
+                        &group.default_mode,
+                    );
+                    write(
+                        ApiSuccess::ok(group_json(package, group, &state.legacy)),
+                        state,
+                    )
                 }
                 _ => Err(errors::method_not_allowed()),
             }
@@ -165,11 +186,20 @@ pub(super) fn route(ctx: &Ctx<'_>, rest: &[&str]) -> Handled {
             match ctx.method().as_str() {
                 "GET" => read(ApiSuccess::ok(rule_json(package, group, rule, waf))),
                 "PATCH" => {
-                    let allowed: Vec<&str> = rule.allowed_modes.iter().map(String::as_str).collect();
+                    let allowed: Vec<&str> =
+                        rule.allowed_modes.iter().map(String::as_str).collect();
                     let mode = patch_mode(ctx, &allowed)?;
                     let mut state = ctx.writable_state();
-                    set_mode(&mut state.legacy.rule_modes, &rule.id, mode, &rule.default_mode);
-                    write(ApiSuccess::ok(rule_json(package, group, rule, &state.legacy)), state)
+                    set_mode(
+                        &mut state.legacy.rule_modes,
+                        &rule.id,
+                        mode,
+                        &rule.default_mode,
+                    );
+                    write(
+                        ApiSuccess::ok(rule_json(package, group, rule, &state.legacy)),
+                        state,
+                    )
                 }
                 _ => Err(errors::method_not_allowed()),
             }
@@ -187,7 +217,12 @@ fn only_get(ctx: &Ctx<'_>) -> Result<(), ApiError> {
 }
 
 /// Stores a mode, forgetting it when it equals the catalog default (zones keep only changes).
-fn set_mode(modes: &mut std::collections::BTreeMap<String, String>, id: &str, mode: String, default_mode: &str) {
+fn set_mode(
+    modes: &mut std::collections::BTreeMap<String, String>,
+    id: &str,
+    mode: String,
+    default_mode: &str,
+) {
     if mode == default_mode {
         modes.remove(id);
     } else {
@@ -224,15 +259,24 @@ fn patch_package(ctx: &Ctx<'_>, package: &LegacyPackage) -> Handled {
     let mut state = ctx.writable_state();
     if let Some(value) = fields.get("sensitivity") {
         let sensitivity: Sensitivity = serde_json::from_value(value.clone()).map_err(|_| {
-            invalid_field("/sensitivity", "`sensitivity` must be one of high, medium, low, off")
+            invalid_field(
+                "/sensitivity",
+                "`sensitivity` must be one of high, medium, low, off",
+            )
         })?;
         state.legacy.sensitivity = Some(sensitivity);
     }
     if let Some(value) = fields.get("action_mode") {
         let mode: ActionMode = serde_json::from_value(value.clone()).map_err(|_| {
-            invalid_field("/action_mode", "`action_mode` must be one of simulate, block, challenge")
+            invalid_field(
+                "/action_mode",
+                "`action_mode` must be one of simulate, block, challenge",
+            )
         })?;
         state.legacy.action_mode = mode;
     }
-    write(ApiSuccess::ok(package_json(package, ctx, &state.legacy)), state)
+    write(
+        ApiSuccess::ok(package_json(package, ctx, &state.legacy)),
+        state,
+    )
 }

@@ -8,7 +8,7 @@ use crate::admin::envelope::{ApiError, ApiSuccess};
 use crate::config::Plan;
 use crate::waf::catalog::{catalog, ManagedRuleset};
 use crate::waf::errors::{self, ENTRYPOINT_NOT_ALLOWED};
-use crate::waf::migration::{self, MigrationState};
+use crate::waf::migration::{self, MigrationState, Phase};
 use crate::waf::ruleset::validate::parse_entrypoint;
 use crate::waf::ruleset::{EntryPoint, IdSource, PHASE};
 
@@ -50,7 +50,12 @@ pub(super) fn list(ctx: &Ctx<'_>) -> Handled {
     if !ctx.is_get() {
         return Err(errors::method_not_allowed());
     }
-    let mut items: Vec<Value> = ctx.state().entrypoint.iter().map(EntryPoint::summary_json).collect();
+    let mut items: Vec<Value> = ctx
+        .state()
+        .entrypoint
+        .iter()
+        .map(EntryPoint::summary_json)
+        .collect();
     items.extend(catalog().rulesets.iter().map(managed_summary));
     read(ApiSuccess::ok(Value::Array(items)))
 }
@@ -84,12 +89,20 @@ pub(super) fn entrypoint(ctx: &Ctx<'_>) -> Handled {
 fn put(ctx: &Ctx<'_>) -> Handled {
     ctx.require_write()?;
     let zone_state = ctx.state();
-    let flag = ctx.query("waf_migration").map(migration::parse_flag).transpose()?;
+    let flag = ctx
+        .query("waf_migration")
+        .map(migration::parse_flag)
+        .transpose()?;
     let next_migration_state = match flag {
         Some(flag) => {
+            // A zone in validation mode was already admitted; only the blockers every phase
+            // shares (URI overrides, 200 rules, 4 KB) can have appeared since.
             let blockers = match zone_state.migration.state {
                 MigrationState::Complete => Vec::new(),
-                _ => migration::blockers(&zone_state.legacy, super::migration::phase(ctx)),
+                MigrationState::Validation => migration::blockers(&zone_state.legacy, Phase::Two),
+                MigrationState::Start => {
+                    migration::blockers(&zone_state.legacy, super::migration::phase(ctx))
+                }
             };
             Some(migration::transition(
                 ctx.request.zone.plan,

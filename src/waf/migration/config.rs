@@ -10,7 +10,9 @@ use crate::admin::envelope::ErrorItem;
 use crate::waf::catalog::{
     catalog, DetectionMode, MANAGED_RULESET_ID, OWASP_ANOMALY_RULE_ID, OWASP_RULESET_ID,
 };
-use crate::waf::legacy::{ActionMode, LegacyWaf, OnOff, PageRuleAction, PageRuleStatus, Sensitivity};
+use crate::waf::legacy::{
+    ActionMode, LegacyWaf, OnOff, PageRuleAction, PageRuleStatus, Sensitivity,
+};
 use crate::waf::ruleset::{
     ActionParameters, CategoryOverride, OverrideAction, Overrides, Rule, RuleAction, RuleOverride,
     SkipTarget,
@@ -56,7 +58,13 @@ pub struct GeneratedConfig {
     pub messages: Vec<ErrorItem>,
 }
 
-fn draft(action: RuleAction, parameters: ActionParameters, expression: String, description: String, enabled: bool) -> Rule {
+fn draft(
+    action: RuleAction,
+    parameters: ActionParameters,
+    expression: String,
+    description: String,
+    enabled: bool,
+) -> Rule {
     Rule {
         id: String::new(),
         version: String::new(),
@@ -184,7 +192,9 @@ pub fn generate(waf: &LegacyWaf) -> GeneratedConfig {
         for action in &page_rule.actions {
             let reason = match action {
                 PageRuleAction::DisableSecurity => "Disable Security",
-                PageRuleAction::Waf { value: OnOff::Off } if zone_waf_on => "Web Application Firewall: Off",
+                PageRuleAction::Waf { value: OnOff::Off } if zone_waf_on => {
+                    "Web Application Firewall: Off"
+                }
                 PageRuleAction::Waf { .. } => continue,
             };
             rules.push(draft(
@@ -209,7 +219,12 @@ pub fn generate(waf: &LegacyWaf) -> GeneratedConfig {
             }
         }
     }
-    rules.extend(execute_rules(waf, "true", zone_waf_on, "on my zone-level phase entry point ruleset"));
+    rules.extend(execute_rules(
+        waf,
+        "true",
+        zone_waf_on,
+        "on my zone-level phase entry point ruleset",
+    ));
 
     let mut messages = Vec::new();
     let (groups, owasp_rules) = waf.owasp_customizations();
@@ -240,7 +255,9 @@ fn suffix(description: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::waf::legacy::{FirewallAction, FirewallFilter, FirewallRule, PageRule, PageRuleConstraint, PageRuleTarget};
+    use crate::waf::legacy::{
+        FirewallAction, FirewallFilter, FirewallRule, PageRule, PageRuleConstraint, PageRuleTarget,
+    };
 
     fn waf_on() -> LegacyWaf {
         LegacyWaf {
@@ -295,7 +312,9 @@ mod tests {
             let generated = generate(&waf);
             let rule = owasp_rule(&generated.rules);
             assert!(rule.enabled);
-            let expected: Vec<String> = (level + 1..=4).map(|l| format!("paranoia-level-{l}")).collect();
+            let expected: Vec<String> = (level + 1..=4)
+                .map(|l| format!("paranoia-level-{l}"))
+                .collect();
             assert_eq!(disabled_levels(rule), expected, "{sensitivity:?}");
             let anomaly = &overrides(rule).rules[0];
             assert_eq!(anomaly.id, OWASP_ANOMALY_RULE_ID);
@@ -327,7 +346,10 @@ mod tests {
                 ..waf_on()
             };
             let generated = generate(&waf);
-            assert_eq!(overrides(owasp_rule(&generated.rules)).rules[0].action, Some(action));
+            assert_eq!(
+                overrides(owasp_rule(&generated.rules)).rules[0].action,
+                Some(action)
+            );
         }
     }
 
@@ -335,7 +357,10 @@ mod tests {
     fn zone_waf_off_disables_both_executes() {
         let generated = generate(&LegacyWaf::default());
         assert_eq!(generated.rules.len(), 2);
-        assert!(generated.rules.iter().all(|r| !r.enabled && r.id.is_empty() && r.version.is_empty() && r.reference.is_empty()));
+        assert!(generated.rules.iter().all(|r| !r.enabled
+            && r.id.is_empty()
+            && r.version.is_empty()
+            && r.reference.is_empty()));
     }
 
     #[test]
@@ -345,18 +370,35 @@ mod tests {
         let off_group = &vendor.groups[1];
         waf.group_modes.insert(off_group.id.clone(), "off".into());
         let specials = &vendor.groups[0];
-        waf.rule_modes.insert(specials.rules[0].id.clone(), "disable".into());
-        waf.rule_modes.insert(specials.rules[1].id.clone(), "simulate".into());
-        waf.rule_modes.insert(specials.rules[2].id.clone(), "block".into());
-        waf.rule_modes.insert(specials.rules[3].id.clone(), "challenge".into());
-        waf.rule_modes.insert(specials.rules[4].id.clone(), "default".into());
+        waf.rule_modes
+            .insert(specials.rules[0].id.clone(), "disable".into());
+        waf.rule_modes
+            .insert(specials.rules[1].id.clone(), "simulate".into());
+        waf.rule_modes
+            .insert(specials.rules[2].id.clone(), "block".into());
+        waf.rule_modes
+            .insert(specials.rules[3].id.clone(), "challenge".into());
+        waf.rule_modes
+            .insert(specials.rules[4].id.clone(), "default".into());
         let generated = generate(&waf);
         let rules = &overrides(managed_rule(&generated.rules)).rules;
         let find = |id: &str| rules.iter().find(|o| o.id == id).cloned();
-        assert_eq!(find(&specials.rules[0].new_rule_id).and_then(|o| o.enabled), Some(false));
-        assert_eq!(find(&specials.rules[1].new_rule_id).and_then(|o| o.action), Some(OverrideAction::Log));
-        assert_eq!(find(&specials.rules[2].new_rule_id).and_then(|o| o.action), Some(OverrideAction::Block));
-        assert_eq!(find(&specials.rules[3].new_rule_id).and_then(|o| o.action), Some(OverrideAction::Challenge));
+        assert_eq!(
+            find(&specials.rules[0].new_rule_id).and_then(|o| o.enabled),
+            Some(false)
+        );
+        assert_eq!(
+            find(&specials.rules[1].new_rule_id).and_then(|o| o.action),
+            Some(OverrideAction::Log)
+        );
+        assert_eq!(
+            find(&specials.rules[2].new_rule_id).and_then(|o| o.action),
+            Some(OverrideAction::Block)
+        );
+        assert_eq!(
+            find(&specials.rules[3].new_rule_id).and_then(|o| o.action),
+            Some(OverrideAction::Challenge)
+        );
         assert!(find(&specials.rules[4].new_rule_id).is_none());
         for rule in &off_group.rules {
             assert_eq!(find(&rule.new_rule_id).and_then(|o| o.enabled), Some(false));
@@ -364,7 +406,12 @@ mod tests {
         assert_eq!(rules.len(), 4 + off_group.rules.len());
     }
 
-    fn firewall_rule(id: &str, action: FirewallAction, products: &[&str], paused: bool) -> FirewallRule {
+    fn firewall_rule(
+        id: &str,
+        action: FirewallAction,
+        products: &[&str],
+        paused: bool,
+    ) -> FirewallRule {
         FirewallRule {
             id: id.into(),
             paused,
@@ -404,10 +451,22 @@ mod tests {
     #[test]
     fn bypass_firewall_rules_become_skip_rules_first() {
         let mut waf = waf_on();
-        waf.firewall_rules.push(firewall_rule("a", FirewallAction::Bypass, &["waf"], false));
-        waf.firewall_rules.push(firewall_rule("b", FirewallAction::Bypass, &["uaBlock"], false));
-        waf.firewall_rules.push(firewall_rule("c", FirewallAction::Block, &[], false));
-        waf.firewall_rules.push(firewall_rule("d", FirewallAction::Bypass, &["waf", "hot"], true));
+        waf.firewall_rules
+            .push(firewall_rule("a", FirewallAction::Bypass, &["waf"], false));
+        waf.firewall_rules.push(firewall_rule(
+            "b",
+            FirewallAction::Bypass,
+            &["uaBlock"],
+            false,
+        ));
+        waf.firewall_rules
+            .push(firewall_rule("c", FirewallAction::Block, &[], false));
+        waf.firewall_rules.push(firewall_rule(
+            "d",
+            FirewallAction::Bypass,
+            &["waf", "hot"],
+            true,
+        ));
         let generated = generate(&waf);
         assert_eq!(generated.rules.len(), 4);
         let skip = &generated.rules[0];
@@ -422,33 +481,65 @@ mod tests {
     #[test]
     fn page_rules_map_to_skip_or_scoped_execute_rules() {
         let mut waf = waf_on();
-        waf.page_rules.push(page_rule("p1", "example.com/admin/*", PageRuleAction::DisableSecurity));
-        waf.page_rules.push(page_rule("p2", "example.com/api/*", PageRuleAction::Waf { value: OnOff::Off }));
-        waf.page_rules.push(page_rule("p3", "example.com/x/*", PageRuleAction::Waf { value: OnOff::On }));
+        waf.page_rules.push(page_rule(
+            "p1",
+            "example.com/admin/*",
+            PageRuleAction::DisableSecurity,
+        ));
+        waf.page_rules.push(page_rule(
+            "p2",
+            "example.com/api/*",
+            PageRuleAction::Waf { value: OnOff::Off },
+        ));
+        waf.page_rules.push(page_rule(
+            "p3",
+            "example.com/x/*",
+            PageRuleAction::Waf { value: OnOff::On },
+        ));
         let generated = generate(&waf);
         assert_eq!(generated.rules.len(), 4, "WAF on: p3 is a no-op");
-        assert_eq!(generated.rules[0].expression, pattern_expression("example.com/admin/*"));
-        assert_eq!(generated.rules[1].expression, pattern_expression("example.com/api/*"));
-        assert!(generated.rules[..2].iter().all(|r| r.action == RuleAction::Skip && r.enabled));
+        assert_eq!(
+            generated.rules[0].expression,
+            pattern_expression("example.com/admin/*")
+        );
+        assert_eq!(
+            generated.rules[1].expression,
+            pattern_expression("example.com/api/*")
+        );
+        assert!(generated.rules[..2]
+            .iter()
+            .all(|r| r.action == RuleAction::Skip && r.enabled));
 
         waf.setting = OnOff::Off;
         let generated = generate(&waf);
-        assert_eq!(generated.rules.len(), 5, "WAF off: p1 skip, p3 two scoped executes, two zone executes");
+        assert_eq!(
+            generated.rules.len(),
+            5,
+            "WAF off: p1 skip, p3 two scoped executes, two zone executes"
+        );
         assert_eq!(generated.rules[0].action, RuleAction::Skip);
         let scoped = &generated.rules[1..3];
-        assert!(scoped.iter().all(|r| r.action == RuleAction::Execute && r.enabled && r.expression == pattern_expression("example.com/x/*")));
-        assert!(generated.rules[3..].iter().all(|r| !r.enabled && r.expression == "true"));
+        assert!(scoped.iter().all(|r| r.action == RuleAction::Execute
+            && r.enabled
+            && r.expression == pattern_expression("example.com/x/*")));
+        assert!(generated.rules[3..]
+            .iter()
+            .all(|r| !r.enabled && r.expression == "true"));
     }
 
     #[test]
     fn owasp_customizations_are_reported_not_migrated() {
         let owasp = catalog().package_by_mode(DetectionMode::Anomaly);
         let mut waf = waf_on();
-        waf.group_modes.insert(owasp.groups[0].id.clone(), "off".into());
+        waf.group_modes
+            .insert(owasp.groups[0].id.clone(), "off".into());
         let generated = generate(&waf);
         assert_eq!(generated.messages.len(), 1);
         assert_eq!(generated.messages[0].code, NOT_MIGRATED);
         assert!(generated.messages[0].message.contains(&owasp.groups[0].id));
-        assert!(overrides(owasp_rule(&generated.rules)).rules.iter().all(|o| o.id == OWASP_ANOMALY_RULE_ID));
+        assert!(overrides(owasp_rule(&generated.rules))
+            .rules
+            .iter()
+            .all(|o| o.id == OWASP_ANOMALY_RULE_ID));
     }
 }

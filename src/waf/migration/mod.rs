@@ -267,7 +267,10 @@ mod tests {
     fn flags() {
         assert_eq!(parse_flag("pending").ok(), Some(MigrationFlag::Pending));
         assert_eq!(parse_flag("1").ok(), Some(MigrationFlag::Pending));
-        assert_eq!(parse_flag("validation").ok(), Some(MigrationFlag::Validation));
+        assert_eq!(
+            parse_flag("validation").ok(),
+            Some(MigrationFlag::Validation)
+        );
         assert_eq!(parse_flag("2").ok(), Some(MigrationFlag::Validation));
         for bad in ["", "3", "complete", "PENDING"] {
             assert_eq!(parse_flag(bad).expect_err(bad).status, 400);
@@ -293,7 +296,9 @@ mod tests {
         assert!(blockers(&vendor_only, Phase::One).is_empty());
 
         let mut with_rules = vendor_only.clone();
-        with_rules.firewall_rules.push(bypass_rule(1, "true".into()));
+        with_rules
+            .firewall_rules
+            .push(bypass_rule(1, "true".into()));
         with_rules.page_rules.push(PageRule {
             id: "pr1".into(),
             targets: vec![PageRuleTarget {
@@ -350,9 +355,16 @@ mod tests {
         assert!(found[0].message.contains("201"));
 
         let mut waf = LegacyWaf::default();
-        waf.firewall_rules.push(bypass_rule(1, "x".repeat(MAX_MIGRATED_EXPRESSION_BYTES)));
-        assert!(blockers(&waf, Phase::Two).is_empty(), "exactly 4 KB is allowed");
-        waf.firewall_rules.push(bypass_rule(2, "x".repeat(MAX_MIGRATED_EXPRESSION_BYTES + 1)));
+        waf.firewall_rules
+            .push(bypass_rule(1, "x".repeat(MAX_MIGRATED_EXPRESSION_BYTES)));
+        assert!(
+            blockers(&waf, Phase::Two).is_empty(),
+            "exactly 4 KB is allowed"
+        );
+        waf.firewall_rules.push(bypass_rule(
+            2,
+            "x".repeat(MAX_MIGRATED_EXPRESSION_BYTES + 1),
+        ));
         let found = blockers(&waf, Phase::Two);
         assert_eq!(codes(&found), vec![EXPRESSION_TOO_LONG]);
         assert!(found[0].message.contains("fw2"));
@@ -364,18 +376,42 @@ mod tests {
         let (pending, validation) = (MigrationFlag::Pending, MigrationFlag::Validation);
         let in_validation = MigrationState::Validation;
         let ok = |plan, state, flag| transition(plan, state, flag, Vec::new());
-        assert_eq!(ok(Plan::Enterprise, Start, validation).ok(), Some(in_validation));
-        assert_eq!(ok(Plan::Enterprise, in_validation, pending).ok(), Some(Complete));
+        assert_eq!(
+            ok(Plan::Enterprise, Start, validation).ok(),
+            Some(in_validation)
+        );
+        assert_eq!(
+            ok(Plan::Enterprise, in_validation, pending).ok(),
+            Some(Complete)
+        );
         for plan in [Plan::Free, Plan::Pro, Plan::Business, Plan::Enterprise] {
             assert_eq!(ok(plan, Start, pending).ok(), Some(Complete));
-            assert_eq!(ok(plan, Complete, pending).expect_err("irreversible").status, 409);
-            assert_eq!(ok(plan, Complete, validation).expect_err("irreversible").status, 409);
+            assert_eq!(
+                ok(plan, Complete, pending)
+                    .expect_err("irreversible")
+                    .status,
+                409
+            );
+            assert_eq!(
+                ok(plan, Complete, validation)
+                    .expect_err("irreversible")
+                    .status,
+                409
+            );
         }
         for plan in [Plan::Free, Plan::Pro, Plan::Business] {
             let error = ok(plan, Start, validation).expect_err("enterprise only");
-            assert_eq!((error.status, error.errors[0].code), (403, PLAN_NOT_ALLOWED));
+            assert_eq!(
+                (error.status, error.errors[0].code),
+                (403, PLAN_NOT_ALLOWED)
+            );
         }
-        assert_eq!(ok(Plan::Enterprise, in_validation, validation).expect_err("twice").status, 409);
+        assert_eq!(
+            ok(Plan::Enterprise, in_validation, validation)
+                .expect_err("twice")
+                .status,
+            409
+        );
         let blocked = transition(
             Plan::Enterprise,
             Start,
@@ -383,7 +419,10 @@ mod tests {
             vec![ErrorItem::new(URI_OVERRIDES_PRESENT, "x")],
         )
         .expect_err("incompatible");
-        assert_eq!(codes(&blocked.errors), vec![INCOMPATIBLE, URI_OVERRIDES_PRESENT]);
+        assert_eq!(
+            codes(&blocked.errors),
+            vec![INCOMPATIBLE, URI_OVERRIDES_PRESENT]
+        );
     }
 
     #[test]
@@ -402,11 +441,23 @@ mod tests {
         record.state = MigrationState::Validation;
         record.changed_on = Some("t1".into());
         let status = status_json(&waf, &record, true, "t0");
-        assert_eq!((status["old_waf_status"].as_str(), status["new_waf_status"].as_str()), (Some("enabled"), Some("enabled")));
+        assert_eq!(
+            (
+                status["old_waf_status"].as_str(),
+                status["new_waf_status"].as_str()
+            ),
+            (Some("enabled"), Some("enabled"))
+        );
         assert_eq!(status["created"], "t1");
         record.state = MigrationState::Complete;
         let status = status_json(&waf, &record, true, "t0");
-        assert_eq!((status["old_waf_status"].as_str(), status["new_waf_status"].as_str()), (Some("disabled"), Some("enabled")));
+        assert_eq!(
+            (
+                status["old_waf_status"].as_str(),
+                status["new_waf_status"].as_str()
+            ),
+            (Some("disabled"), Some("enabled"))
+        );
         assert_eq!(status["migration_state"], "complete");
     }
 }

@@ -54,7 +54,10 @@ fn field_condition(field: &str, pattern: &str) -> Option<String> {
         return Some(format!("{field} eq {}", quote(pattern)));
     }
     let regex: Vec<String> = pattern.split('*').map(regex::escape).collect();
-    Some(format!("{field} matches {}", quote(&format!("^{}$", regex.join(".*")))))
+    Some(format!(
+        "{field} matches {}",
+        quote(&format!("^{}$", regex.join(".*")))
+    ))
 }
 
 /// A Rules language string literal.
@@ -85,7 +88,10 @@ mod tests {
             r#"(not ssl and http.request.uri.query matches "^debug=.*$")"#
         );
         assert_eq!(pattern_expression("*/*"), "true");
-        assert_eq!(pattern_expression("example.com"), r#"(http.host eq "example.com" and http.request.uri.path eq "/")"#);
+        assert_eq!(
+            pattern_expression("example.com"),
+            r#"(http.host eq "example.com" and http.request.uri.path eq "/")"#
+        );
     }
 
     #[test]

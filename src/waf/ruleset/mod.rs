@@ -189,13 +189,18 @@ impl EntryPoint {
         ids: &mut IdSource<'_>,
         now: &str,
     ) -> EntryPoint {
-        let id = current.map(|c| c.id.clone()).unwrap_or_else(|| ids.next("ruleset"));
+        let id = current
+            .map(|c| c.id.clone())
+            .unwrap_or_else(|| ids.next("ruleset"));
         let rules = body
             .rules
             .into_iter()
             .map(|mut rule| {
-                let previous = current
-                    .and_then(|c| c.rules.iter().find(|r| !rule.id.is_empty() && r.id == rule.id));
+                let previous = current.and_then(|c| {
+                    c.rules
+                        .iter()
+                        .find(|r| !rule.id.is_empty() && r.id == rule.id)
+                });
                 match previous {
                     Some(previous) if previous.same_content(&rule) => previous.clone(),
                     Some(previous) => {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use super::{
-    ActionParameters, CategoryOverride, EntryPoint, EntryPointBody, OverrideAction, Overrides, Rule,
-    RuleAction, RuleOverride, SkipTarget, PHASE,
+    ActionParameters, CategoryOverride, EntryPoint, EntryPointBody, OverrideAction, Overrides,
+    Rule, RuleAction, RuleOverride, SkipTarget, PHASE,
 };
 use crate::admin::envelope::{ApiError, ErrorItem};
 use crate::rules::{Filter, Limits};
@@ -35,18 +35,29 @@ impl Problems {
             if !known.contains(&key.as_str()) {
                 self.invalid(
                     &format!("{pointer}/{}", escape_pointer(key)),
-                    format!("unknown field `{key}`; expected one of {}", known.join(", ")),
+                    format!(
+                        "unknown field `{key}`; expected one of {}",
+                        known.join(", ")
+                    ),
                 );
             }
         }
     }
 
-    fn string<'a>(&mut self, object: &'a Map<String, Value>, key: &str, pointer: &str) -> Option<&'a str> {
+    fn string<'a>(
+        &mut self,
+        object: &'a Map<String, Value>,
+        key: &str,
+        pointer: &str,
+    ) -> Option<&'a str> {
         match object.get(key) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s),
             Some(_) => {
-                self.invalid(&format!("{pointer}/{key}"), format!("`{key}` must be a string"));
+                self.invalid(
+                    &format!("{pointer}/{key}"),
+                    format!("`{key}` must be a string"),
+                );
                 None
             }
         }
@@ -57,7 +68,10 @@ impl Problems {
             None | Some(Value::Null) => None,
             Some(Value::Bool(b)) => Some(*b),
             Some(_) => {
-                self.invalid(&format!("{pointer}/{key}"), format!("`{key}` must be a boolean"));
+                self.invalid(
+                    &format!("{pointer}/{key}"),
+                    format!("`{key}` must be a boolean"),
+                );
                 None
             }
         }
@@ -89,7 +103,10 @@ fn escape_pointer(token: &str) -> String {
 
 /// Parses and validates a PUT body of the entry point. Rules may omit `id`, `version`, `ref`
 /// (or send them empty); a non-empty `id` must name a rule of `current`.
-pub fn parse_entrypoint(body: &Value, current: Option<&EntryPoint>) -> Result<EntryPointBody, ApiError> {
+pub fn parse_entrypoint(
+    body: &Value,
+    current: Option<&EntryPoint>,
+) -> Result<EntryPointBody, ApiError> {
     let mut problems = Problems::default();
     let Some(object) = body.as_object() else {
         return Err(ApiError::from_items(
@@ -100,10 +117,21 @@ pub fn parse_entrypoint(body: &Value, current: Option<&EntryPoint>) -> Result<En
     problems.unknown_keys(
         object,
         "",
-        &["id", "name", "description", "kind", "phase", "version", "last_updated", "rules"],
+        &[
+            "id",
+            "name",
+            "description",
+            "kind",
+            "phase",
+            "version",
+            "last_updated",
+            "rules",
+        ],
     );
     let name = problems.string(object, "name", "").map(str::to_string);
-    let description = problems.string(object, "description", "").map(str::to_string);
+    let description = problems
+        .string(object, "description", "")
+        .map(str::to_string);
     if let Some(kind) = problems.string(object, "kind", "") {
         if kind != "zone" {
             problems.invalid("/kind", "`kind` of a zone entry point must be `zone`");
@@ -121,7 +149,9 @@ pub fn parse_entrypoint(body: &Value, current: Option<&EntryPoint>) -> Result<En
                 problems.invalid("/rules", format!("at most {MAX_RULES} rules"));
             } else {
                 for (index, item) in items.iter().enumerate() {
-                    if let Some(rule) = parse_rule(item, &format!("/rules/{index}"), current, &mut problems) {
+                    if let Some(rule) =
+                        parse_rule(item, &format!("/rules/{index}"), current, &mut problems)
+                    {
                         rules.push(rule);
                     }
                 }
@@ -167,7 +197,10 @@ fn parse_rule(
             "last_updated",
         ],
     );
-    let id = problems.string(object, "id", pointer).unwrap_or("").to_string();
+    let id = problems
+        .string(object, "id", pointer)
+        .unwrap_or("")
+        .to_string();
     if !id.is_empty() && !current.is_some_and(|c| c.rules.iter().any(|r| r.id == id)) {
         problems.add(
             NOT_FOUND,
@@ -177,7 +210,10 @@ fn parse_rule(
     }
     problems.string(object, "version", pointer);
     problems.string(object, "last_updated", pointer);
-    let reference = problems.string(object, "ref", pointer).unwrap_or("").to_string();
+    let reference = problems
+        .string(object, "ref", pointer)
+        .unwrap_or("")
+        .to_string();
     let description = problems
         .string(object, "description", pointer)
         .unwrap_or("")
@@ -215,21 +251,34 @@ fn parse_rule(
             String::new()
         }
         Some(_) => {
-            problems.invalid(&format!("{pointer}/expression"), "`expression` must be a string");
+            problems.invalid(
+                &format!("{pointer}/expression"),
+                "`expression` must be a string",
+            );
             String::new()
         }
     };
     let parameters_pointer = format!("{pointer}/action_parameters");
     let parameters = object.get("action_parameters").filter(|v| !v.is_null());
     let action_parameters = match (action, parameters) {
-        (Some(RuleAction::Execute), Some(value)) => parse_execute(value, &parameters_pointer, problems),
+        (Some(RuleAction::Execute), Some(value)) => {
+            parse_execute(value, &parameters_pointer, problems)
+        }
         (Some(RuleAction::Skip), Some(value)) => parse_skip(value, &parameters_pointer, problems),
         (Some(RuleAction::Execute | RuleAction::Skip), None) => {
-            problems.invalid(&parameters_pointer, "`action_parameters` is required for execute and skip");
+            problems.invalid(
+                &parameters_pointer,
+                "`action_parameters` is required for execute and skip",
+            );
             None
         }
-        (Some(RuleAction::Log), Some(value)) if value.as_object().is_some_and(|o| !o.is_empty()) => {
-            problems.invalid(&parameters_pointer, "a log rule takes no `action_parameters`");
+        (Some(RuleAction::Log), Some(value))
+            if value.as_object().is_some_and(|o| !o.is_empty()) =>
+        {
+            problems.invalid(
+                &parameters_pointer,
+                "a log rule takes no `action_parameters`",
+            );
             None
         }
         _ => None,
@@ -250,7 +299,11 @@ fn parse_rule(
     })
 }
 
-fn parse_execute(value: &Value, pointer: &str, problems: &mut Problems) -> Option<ActionParameters> {
+fn parse_execute(
+    value: &Value,
+    pointer: &str,
+    problems: &mut Problems,
+) -> Option<ActionParameters> {
     let Some(object) = value.as_object() else {
         problems.invalid(pointer, "`action_parameters` must be an object");
         return None;
@@ -262,7 +315,10 @@ fn parse_execute(value: &Value, pointer: &str, problems: &mut Problems) -> Optio
         }
     }
     let Some(ruleset_id) = problems.string(object, "id", pointer) else {
-        problems.invalid(&format!("{pointer}/id"), "`id` (the managed ruleset to execute) is required");
+        problems.invalid(
+            &format!("{pointer}/id"),
+            "`id` (the managed ruleset to execute) is required",
+        );
         return None;
     };
     if catalog().ruleset(ruleset_id).is_none() {
@@ -275,7 +331,9 @@ fn parse_execute(value: &Value, pointer: &str, problems: &mut Problems) -> Optio
     }
     let overrides = match object.get("overrides") {
         None | Some(Value::Null) => Overrides::default(),
-        Some(value) => parse_overrides(value, ruleset_id, &format!("{pointer}/overrides"), problems)?,
+        Some(value) => {
+            parse_overrides(value, ruleset_id, &format!("{pointer}/overrides"), problems)?
+        }
     };
     Some(ActionParameters::Execute {
         id: ruleset_id.to_string(),
@@ -283,18 +341,30 @@ fn parse_execute(value: &Value, pointer: &str, problems: &mut Problems) -> Optio
     })
 }
 
-fn parse_overrides(value: &Value, ruleset_id: &str, pointer: &str, problems: &mut Problems) -> Option<Overrides> {
+fn parse_overrides(
+    value: &Value,
+    ruleset_id: &str,
+    pointer: &str,
+    problems: &mut Problems,
+) -> Option<Overrides> {
     let Some(object) = value.as_object() else {
         problems.invalid(pointer, "`overrides` must be an object");
         return None;
     };
-    problems.unknown_keys(object, pointer, &["action", "enabled", "categories", "rules"]);
+    problems.unknown_keys(
+        object,
+        pointer,
+        &["action", "enabled", "categories", "rules"],
+    );
     let mut overrides = Overrides {
         action: problems.override_action(object, pointer),
         enabled: problems.boolean(object, "enabled", pointer),
         ..Overrides::default()
     };
-    for (index, item) in array(object, "categories", pointer, problems).iter().enumerate() {
+    for (index, item) in array(object, "categories", pointer, problems)
+        .iter()
+        .enumerate()
+    {
         let item_pointer = format!("{pointer}/categories/{index}");
         let Some(entry) = item.as_object() else {
             problems.invalid(&item_pointer, "a category override must be an object");
@@ -316,7 +386,10 @@ fn parse_overrides(value: &Value, ruleset_id: &str, pointer: &str, problems: &mu
                 &format!("{item_pointer}/category"),
                 format!("no rule of managed ruleset {ruleset_id} has category `{category}`"),
             ),
-            None => problems.invalid(&format!("{item_pointer}/category"), "`category` is required"),
+            None => problems.invalid(
+                &format!("{item_pointer}/category"),
+                "`category` is required",
+            ),
         }
     }
     for (index, item) in array(object, "rules", pointer, problems).iter().enumerate() {
@@ -325,7 +398,11 @@ fn parse_overrides(value: &Value, ruleset_id: &str, pointer: &str, problems: &mu
             problems.invalid(&item_pointer, "a rule override must be an object");
             continue;
         };
-        problems.unknown_keys(entry, &item_pointer, &["id", "action", "enabled", "score_threshold"]);
+        problems.unknown_keys(
+            entry,
+            &item_pointer,
+            &["id", "action", "enabled", "score_threshold"],
+        );
         let action = problems.override_action(entry, &item_pointer);
         let enabled = problems.boolean(entry, "enabled", &item_pointer);
         let Some(rule_id) = problems.string(entry, "id", &item_pointer) else {
@@ -345,7 +422,10 @@ fn parse_overrides(value: &Value, ruleset_id: &str, pointer: &str, problems: &mu
             Some(value) => match value.as_u64() {
                 Some(n) if rule.score_threshold && (1..=1000).contains(&n) => Some(n as u32),
                 Some(_) if rule.score_threshold => {
-                    problems.invalid(&format!("{item_pointer}/score_threshold"), "`score_threshold` must be 1 to 1000");
+                    problems.invalid(
+                        &format!("{item_pointer}/score_threshold"),
+                        "`score_threshold` must be 1 to 1000",
+                    );
                     None
                 }
                 _ if !rule.score_threshold => {
@@ -356,7 +436,10 @@ fn parse_overrides(value: &Value, ruleset_id: &str, pointer: &str, problems: &mu
                     None
                 }
                 _ => {
-                    problems.invalid(&format!("{item_pointer}/score_threshold"), "`score_threshold` must be an integer");
+                    problems.invalid(
+                        &format!("{item_pointer}/score_threshold"),
+                        "`score_threshold` must be an integer",
+                    );
                     None
                 }
             },
@@ -371,12 +454,20 @@ fn parse_overrides(value: &Value, ruleset_id: &str, pointer: &str, problems: &mu
     Some(overrides)
 }
 
-fn array<'a>(object: &'a Map<String, Value>, key: &str, pointer: &str, problems: &mut Problems) -> &'a [Value] {
+fn array<'a>(
+    object: &'a Map<String, Value>,
+    key: &str,
+    pointer: &str,
+    problems: &mut Problems,
+) -> &'a [Value] {
     match object.get(key) {
         Some(Value::Array(items)) => items,
         None | Some(Value::Null) => &[],
         Some(_) => {
-            problems.invalid(&format!("{pointer}/{key}"), format!("`{key}` must be an array"));
+            problems.invalid(
+                &format!("{pointer}/{key}"),
+                format!("`{key}` must be an array"),
+            );
             &[]
         }
     }
@@ -389,7 +480,10 @@ fn parse_skip(value: &Value, pointer: &str, problems: &mut Problems) -> Option<A
     };
     problems.unknown_keys(object, pointer, &["ruleset", "rulesets", "rules"]);
     if object.len() != 1 {
-        problems.invalid(pointer, "a skip rule takes exactly one of `ruleset`, `rulesets`, `rules`");
+        problems.invalid(
+            pointer,
+            "a skip rule takes exactly one of `ruleset`, `rulesets`, `rules`",
+        );
         return None;
     }
     if let Some(ruleset) = problems.string(object, "ruleset", pointer) {
@@ -403,7 +497,10 @@ fn parse_skip(value: &Value, pointer: &str, problems: &mut Problems) -> Option<A
     }
     if object.contains_key("rulesets") {
         let mut rulesets = Vec::new();
-        for (index, item) in array(object, "rulesets", pointer, problems).iter().enumerate() {
+        for (index, item) in array(object, "rulesets", pointer, problems)
+            .iter()
+            .enumerate()
+        {
             match item.as_str() {
                 Some(id) if catalog().ruleset(id).is_some() => rulesets.push(id.to_string()),
                 _ => problems.add(
@@ -416,14 +513,21 @@ fn parse_skip(value: &Value, pointer: &str, problems: &mut Problems) -> Option<A
         return Some(ActionParameters::Skip(SkipTarget::Rulesets { rulesets }));
     }
     let Some(Value::Object(by_ruleset)) = object.get("rules") else {
-        problems.invalid(&format!("{pointer}/rules"), "`rules` must map managed ruleset ids to rule id arrays");
+        problems.invalid(
+            &format!("{pointer}/rules"),
+            "`rules` must map managed ruleset ids to rule id arrays",
+        );
         return None;
     };
     let mut rules = BTreeMap::new();
     for (ruleset_id, ids) in by_ruleset {
         let ruleset_pointer = format!("{pointer}/rules/{}", escape_pointer(ruleset_id));
         if catalog().ruleset(ruleset_id).is_none() {
-            problems.add(NOT_FOUND, &ruleset_pointer, format!("managed ruleset {ruleset_id} does not exist"));
+            problems.add(
+                NOT_FOUND,
+                &ruleset_pointer,
+                format!("managed ruleset {ruleset_id} does not exist"),
+            );
             continue;
         }
         let Some(ids) = ids.as_array() else {
@@ -458,7 +562,12 @@ mod tests {
         error
             .errors
             .iter()
-            .map(|e| e.source.as_ref().map(|s| s.pointer.clone()).unwrap_or_default())
+            .map(|e| {
+                e.source
+                    .as_ref()
+                    .map(|s| s.pointer.clone())
+                    .unwrap_or_default()
+            })
             .collect()
     }
 
@@ -507,7 +616,10 @@ mod tests {
             "/rules/4/extra",
             "/rules/4/action_parameters/ruleset",
         ] {
-            assert!(pointers.contains(&expected.to_string()), "missing {expected} in {pointers:?}");
+            assert!(
+                pointers.contains(&expected.to_string()),
+                "missing {expected} in {pointers:?}"
+            );
         }
     }
 
@@ -516,8 +628,11 @@ mod tests {
         assert!(parse_entrypoint(&json!([]), None).is_err());
         let error = parse_entrypoint(&json!({"name": "x"}), None).expect_err("no rules");
         assert_eq!(pointers(&error), vec!["/rules".to_string()]);
-        let error = parse_entrypoint(&json!({"rules": [], "phase": "http_request_firewall_custom"}), None)
-            .expect_err("wrong phase");
+        let error = parse_entrypoint(
+            &json!({"rules": [], "phase": "http_request_firewall_custom"}),
+            None,
+        )
+        .expect_err("wrong phase");
         assert_eq!(pointers(&error), vec!["/phase".to_string()]);
     }
 
@@ -531,7 +646,9 @@ mod tests {
         let error = parse_entrypoint(&bad, None).expect_err("wrong ruleset");
         assert_eq!(
             pointers(&error),
-            vec![format!("/rules/0/action_parameters/rules/{MANAGED_RULESET_ID}/0")]
+            vec![format!(
+                "/rules/0/action_parameters/rules/{MANAGED_RULESET_ID}/0"
+            )]
         );
     }
 }
