@@ -429,3 +429,54 @@ fn discovery_endpoints_are_shaped_like_cloudflare() {
     server.stop();
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn waf_routes_are_authorized_scoped_and_persisted() {
+    let dir = temp_dir("admin-waf");
+    let state = dir.join("state.json");
+    let server = AdminServer::start(&state);
+    let url = format!("{}/zones/{ZONE_1}/settings/waf", server.base());
+    let get = call("GET", &url, Auth::Token(ALL_TOKEN), None);
+    assert_eq!(get.status, 200, "{:?}", get.json);
+    // No waf:read: 10000; out of scope: like unknown.
+    let denied = call("GET", &url, Auth::Token(ACCOUNT_1_READ_TOKEN), None);
+    assert_eq!((denied.status, denied.codes()), (403, vec![10000]));
+    let hidden = call(
+        "GET",
+        &format!("{}/zones/{ZONE_3}/settings/waf", server.base()),
+        Auth::Key(ACCOUNT_1_EMAIL, ACCOUNT_1_KEY),
+        None,
+    );
+    assert_eq!((hidden.status, hidden.codes()), (400, vec![7003, 7000]));
+
+    let on = call(
+        "PATCH",
+        &url,
+        Auth::Token(ALL_TOKEN),
+        Some(("application/json", br#"{"value": "on"}"#)),
+    );
+    assert_eq!(on.status, 200, "{:?}", on.json);
+    assert_eq!(on.json["result"]["value"], "on");
+    let wrong_type = call(
+        "PATCH",
+        &url,
+        Auth::Token(ALL_TOKEN),
+        Some(("text/plain", br#"{"value": "off"}"#)),
+    );
+    assert_eq!(wrong_type.status, 415);
+    let bad = call(
+        "PATCH",
+        &url,
+        Auth::Token(ALL_TOKEN),
+        Some(("application/json", br#"{"value": "maybe"}"#)),
+    );
+    assert_eq!(bad.status, 400);
+    server.stop();
+
+    let server = AdminServer::start(&state);
+    let url = format!("{}/zones/{ZONE_1}/settings/waf", server.base());
+    let after = call("GET", &url, admin(), None);
+    assert_eq!(after.json["result"]["value"], "on", "{:?}", after.json);
+    server.stop();
+    std::fs::remove_dir_all(dir).unwrap();
+}

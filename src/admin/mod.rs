@@ -14,9 +14,9 @@
 //! `esc:read`, `esc:edit` (implies `esc:read`), `waf:read`, `waf:edit` (implies `waf:read`),
 //! `zone:read`, `account:read`, `config:reload` (a key needs `accounts = ["*"]` to reload).
 //!
-//! **WAF extension point**: `/zones/{id}/{waf_migration,rulesets,firewall,settings,pagerules}…`
-//! are handed, authenticated, scoped and permission-checked, to [`waf_hook::route`] with a
-//! [`waf_hook::WafCall`]; the WAF module plugs in there.
+//! **WAF routes**: `/zones/{id}/{waf_migration,rulesets,firewall,settings/waf,pagerules}…` are
+//! handed, authenticated, scoped and `waf:read`-checked, to [`waf_hook::route`], which runs
+//! [`crate::waf::api::handle`] (writes under the writer's lock, persisted before the answer).
 
 pub mod auth;
 pub mod codes;

@@ -101,13 +101,11 @@ impl AdminCore {
                     ["disable_esc"] => {
                         esc::handle(&self.writer, caller, esc::EscScope::Zone(&zone.id), req)
                     }
-                    [first, ..] if waf_hook::WAF_SEGMENTS.contains(first) => {
-                        let needed = match req.method {
-                            http::Method::GET | http::Method::HEAD => Permission::WafRead,
-                            _ => Permission::WafEdit,
-                        };
-                        if !caller.can(needed) {
-                            return Reply::Envelope(Err(codes::not_permitted(needed.as_str())));
+                    rest if waf_hook::is_waf_path(rest) => {
+                        if !caller.can(Permission::WafRead) {
+                            return Reply::Envelope(Err(codes::not_permitted(
+                                Permission::WafRead.as_str(),
+                            )));
                         }
                         Reply::Envelope(waf_hook::route(waf_hook::WafCall {
                             caller,
