@@ -16,7 +16,7 @@ use super::envelope::ApiResult;
 use super::request::AdminRequest;
 use crate::config::ZoneConfig;
 use crate::state::{Change, Snapshot, WriteError, Writer};
-use crate::waf::api::{handle, WafOutcome, WafRequest};
+use crate::waf::api::{handle, WafRequest};
 use crate::waf::WafZoneState;
 
 /// One call routed to the WAF API.
@@ -39,7 +39,7 @@ pub fn is_waf_path(rest: &[&str]) -> bool {
 
 /// A handler answer that must not be persisted (read, or refused write).
 #[derive(Debug)]
-struct NotPersisted(WafOutcome);
+struct NotPersisted(Box<ApiResult>);
 
 impl std::fmt::Display for NotPersisted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -86,18 +86,15 @@ pub fn route(call: WafCall<'_>) -> ApiResult {
                 answer = Some(outcome.result);
                 Ok(Change::SetWafZone {
                     zone_id: zone_id.clone(),
-                    state: new_state,
+                    state: Box::new(new_state),
                 })
             }
-            (_, new_state) => Err(NotPersisted(WafOutcome {
-                result: outcome.result,
-                new_state,
-            })),
+            _ => Err(NotPersisted(Box::new(outcome.result))),
         }
     });
     match written {
         Ok(_) => answer.unwrap_or_else(|| Err(codes::state_not_saved())),
-        Err(WriteError::Rejected(NotPersisted(outcome))) => outcome.result,
+        Err(WriteError::Rejected(NotPersisted(result))) => *result,
         Err(WriteError::Store(e)) => {
             tracing::error!(error = %e, "WAF write not persisted");
             Err(codes::state_not_saved())

@@ -60,7 +60,7 @@ pub enum Change {
     /// Replace a zone's WAF state (the default state removes the entry).
     SetWafZone {
         zone_id: String,
-        state: WafZoneState,
+        state: Box<WafZoneState>,
     },
 }
 
@@ -74,7 +74,9 @@ impl Change {
             Change::SetAccountEsc { account_id, edit } => {
                 current.with_account_esc(account_id, edit.apply(current.account_esc(account_id)))
             }
-            Change::SetWafZone { zone_id, state } => current.with_waf_zone(zone_id, state.clone()),
+            Change::SetWafZone { zone_id, state } => {
+                current.with_waf_zone(zone_id, (**state).clone())
+            }
         }
     }
 }
