@@ -7,6 +7,9 @@
 //!   one has state — the usual case; must not grow with N.
 //! - `writer_all_zones_stateful`: the same when all N zones have state: the JSON-document store
 //!   rewrites every entry, so this one grows with N (a journaling or etcd store removes it).
+//! - `http_post_to_effect`: toggle→effect latency through the real admin service on loopback:
+//!   from sending `POST .../disable_esc` to `decide` on the next loaded snapshot seeing it (the
+//!   answer is sent after the swap, so this is the POST round trip including the fsyncs).
 
 use std::sync::Arc;
 
@@ -110,7 +113,70 @@ fn benches(c: &mut Criterion) {
         });
     }
     group.finish();
+    http_post_to_effect(c, &dir);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn http_post_to_effect(c: &mut Criterion, dir: &std::path::Path) {
+    use escgate::admin::auth::hash_secret;
+    use escgate::config::auth::ApiKeyEntry;
+    use escgate::esc::decision::decide;
+    use pingora::services::Service as _;
+
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap();
+    let mut cfg = config(100_000);
+    cfg.server.admin_listen = Some(addr);
+    cfg.api_keys = vec![ApiKeyEntry {
+        email: "ops@example.com".into(),
+        key_sha256: hash_secret("bench-key"),
+        accounts: vec!["*".into()],
+    }];
+    let w = Arc::new(writer(0, TenantState::default(), dir));
+    w.replace_config(Arc::new(cfg));
+    let shared = w.shared().clone();
+    let mut service = escgate::admin::service(shared.clone(), w, dir.join("none.toml"));
+    let (stop, watch) = tokio::sync::watch::channel(false);
+    let server = std::thread::spawn(move || {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(service.start_service(None, watch, 1))
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(addr).is_err() {
+        assert!(std::time::Instant::now() < deadline, "admin did not start");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let agent = ureq::AgentBuilder::new()
+        .timeout(std::time::Duration::from_secs(5))
+        .build();
+    let zone = zone_id(7);
+    let url = format!("http://{addr}/client/v4/zones/{zone}/disable_esc");
+    let no_cookies = http::HeaderMap::new();
+    let mut on = false;
+    let mut group = c.benchmark_group("toggle/http_post_to_effect");
+    group.sample_size(30);
+    group.bench_function("100000", |b| {
+        b.iter(|| {
+            on = !on;
+            agent
+                .post(&url)
+                .set("X-Auth-Email", "ops@example.com")
+                .set("X-Auth-Key", "bench-key")
+                .set("Content-Type", "application/json")
+                .send_string(if on { r#"{"always":true}"# } else { r#"{"always":false}"# })
+                .unwrap();
+            let seen = decide(&shared.load().tenant, &zone, "a", &no_cookies);
+            assert_eq!(seen.esc_applied(), !on, "the next request sees the toggle");
+        })
+    });
+    group.finish();
+    let _ = stop.send(true);
+    let _ = server.join();
 }
 
 criterion_group!(toggle_benches, benches);
