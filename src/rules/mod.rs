@@ -144,3 +144,6 @@ impl Filter {
         &self.inner.fields
     }
 }
+
+#[cfg(test)]
+mod tests;
