@@ -201,7 +201,7 @@ fn length_and_depth_caps() {
     );
     assert_eq!(
         error_with("lower(lower(lower(", &limits).to_string(),
-        "expression nested deeper than 4 levels at 18"
+        "expression nested deeper than 4 levels at 12"
     );
     // The default depth cap turns a deeply nested attack into an error, not a stack overflow.
     let deep = format!("{}true{}", "(".repeat(2000), ")".repeat(2000));
