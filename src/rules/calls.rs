@@ -57,7 +57,12 @@ fn wrong_type(name: &str, n: usize, wanted: &str, found: &Node, pos: usize) -> R
     )
 }
 
-fn literal_string<'a>(name: &str, n: usize, arg: &'a Expr, what: &str) -> Result<&'a [u8], RulesError> {
+fn literal_string<'a>(
+    name: &str,
+    n: usize,
+    arg: &'a Expr,
+    what: &str,
+) -> Result<&'a [u8], RulesError> {
     match literal_of(arg) {
         Some(Literal::Str(s)) => Ok(s),
         _ => Err(RulesError::new(
@@ -76,7 +81,10 @@ fn check_replacement(replacement: &[u8], groups: usize, pos: usize) -> Result<()
             break;
         };
         let reference = &after[..end];
-        if let Some(n) = std::str::from_utf8(reference).ok().and_then(|s| s.parse::<usize>().ok()) {
+        if let Some(n) = std::str::from_utf8(reference)
+            .ok()
+            .and_then(|s| s.parse::<usize>().ok())
+        {
             if n > groups {
                 return Err(RulesError::new(
                     format!("replacement refers to group ${{{n}}} but the pattern has {groups}"),
@@ -106,7 +114,12 @@ impl Compiler<'_> {
         }
     }
 
-    pub(crate) fn call(&mut self, name: &str, args: &[Expr], pos: usize) -> Result<Checked, RulesError> {
+    pub(crate) fn call(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        pos: usize,
+    ) -> Result<Checked, RulesError> {
         let mut each = None;
         let node = match name {
             "lower" | "upper" => {
@@ -126,7 +139,13 @@ impl Compiler<'_> {
                     Node::Bytes(node) => IntNode::Len(Box::new(node)),
                     Node::Array(source) => IntNode::ArrayLen(source),
                     other => {
-                        return Err(wrong_type(name, 1, "a string or an array", &other, checked.pos))
+                        return Err(wrong_type(
+                            name,
+                            1,
+                            "a string or an array",
+                            &other,
+                            checked.pos,
+                        ))
                     }
                 })
             }
@@ -152,7 +171,13 @@ impl Compiler<'_> {
                     ));
                 };
                 let Node::Bool(predicate) = predicate else {
-                    return Err(wrong_type(name, 1, "an array of booleans", &predicate, checked.pos));
+                    return Err(wrong_type(
+                        name,
+                        1,
+                        "an array of booleans",
+                        &predicate,
+                        checked.pos,
+                    ));
                 };
                 Node::Bool(if name == "any" {
                     BoolNode::Any(source, Box::new(predicate))
@@ -254,18 +279,18 @@ impl Compiler<'_> {
                     ));
                 }
                 let pattern_pos = args[1].span();
-                let regex = wildcard::to_regex(pattern, !flags.is_empty(), self.limits.max_regex_size)
-                    .map_err(|_| invalid_wildcard(pattern_pos))?
-                    .map_err(|e| regex_error(&e, pattern_pos, self.limits.max_regex_size))?;
+                let regex =
+                    wildcard::to_regex(pattern, !flags.is_empty(), self.limits.max_regex_size)
+                        .map_err(|_| invalid_wildcard(pattern_pos))?
+                        .map_err(|e| regex_error(&e, pattern_pos, self.limits.max_regex_size))?;
                 check_replacement(replacement, wildcard::star_count(pattern), args[2].span())?;
-                Node::Bytes(BytesNode::WildcardReplace(source, regex, replacement.into()))
-            }
-            _ => {
-                return Err(RulesError::new(
-                    format!("unknown function '{name}'"),
-                    pos,
+                Node::Bytes(BytesNode::WildcardReplace(
+                    source,
+                    regex,
+                    replacement.into(),
                 ))
             }
+            _ => return Err(RulesError::new(format!("unknown function '{name}'"), pos)),
         };
         Ok(Checked { node, each, pos })
     }

@@ -297,7 +297,9 @@ impl Compiler<'_> {
             let mut strings = Vec::with_capacity(items.len());
             for item in items {
                 match item {
-                    ListItem::Literal(Literal::Str(s)) => strings.push(s.clone().into_boxed_slice()),
+                    ListItem::Literal(Literal::Str(s)) => {
+                        strings.push(s.clone().into_boxed_slice())
+                    }
                     _ => return Err(RulesError::new("expected only strings in the list", pos)),
                 }
             }
@@ -343,7 +345,10 @@ impl Compiler<'_> {
 
 /// `in` is handled before the literal match; this keeps that match exhaustive without panics.
 fn unreachable_in<T>(pos: usize) -> Result<T, RulesError> {
-    Err(RulesError::new("'in' needs a list such as { \"a\" \"b\" }", pos))
+    Err(RulesError::new(
+        "'in' needs a list such as { \"a\" \"b\" }",
+        pos,
+    ))
 }
 
 pub(crate) fn invalid_wildcard(pos: usize) -> RulesError {
@@ -489,7 +494,12 @@ fn ip_test(op: CompareOp, rhs: &Rhs, op_pos: usize) -> Result<IpTest, RulesError
     }
 }
 
-fn bool_test(node: BoolNode, op: CompareOp, rhs: &Rhs, op_pos: usize) -> Result<BoolNode, RulesError> {
+fn bool_test(
+    node: BoolNode,
+    op: CompareOp,
+    rhs: &Rhs,
+    op_pos: usize,
+) -> Result<BoolNode, RulesError> {
     let value = match rhs {
         Rhs::Literal(Literal::Bool(b), _) => *b,
         Rhs::Literal(_, span) | Rhs::List(_, span) => {

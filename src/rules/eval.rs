@@ -174,7 +174,9 @@ impl IntTest {
             IntTest::Le(lit) => value <= *lit,
             IntTest::Gt(lit) => value > *lit,
             IntTest::Ge(lit) => value >= *lit,
-            IntTest::In(ranges) => ranges.iter().any(|(low, high)| (*low..=*high).contains(&value)),
+            IntTest::In(ranges) => ranges
+                .iter()
+                .any(|(low, high)| (*low..=*high).contains(&value)),
         }
     }
 }

@@ -17,7 +17,10 @@ pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     let last_start = haystack.len() - needle.len();
     let mut start = 0;
     while start <= last_start {
-        match haystack[start..=last_start].iter().position(|b| *b == first) {
+        match haystack[start..=last_start]
+            .iter()
+            .position(|b| *b == first)
+        {
             None => return false,
             Some(offset) => {
                 let at = start + offset;

@@ -90,7 +90,10 @@ pub(crate) fn tokenize(src: &str) -> Result<Vec<Spanned>, RulesError> {
             i = lex_word(src, i, start, false, &mut tokens)?;
             continue;
         }
-        if let Some(sym) = SYMBOLS.iter().find(|s| bytes[i..].starts_with(s.as_bytes())) {
+        if let Some(sym) = SYMBOLS
+            .iter()
+            .find(|s| bytes[i..].starts_with(s.as_bytes()))
+        {
             tokens.push(Spanned {
                 token: Token::Symbol(sym),
                 pos: start,

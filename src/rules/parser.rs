@@ -40,7 +40,10 @@ pub fn parse(src: &str, limits: &Limits) -> Result<Expr, RulesError> {
     let expr = parser.expr()?;
     if let Some(extra) = parser.peek() {
         return Err(RulesError::new(
-            format!("unexpected {} after the end of the expression", describe(&extra.token)),
+            format!(
+                "unexpected {} after the end of the expression",
+                describe(&extra.token)
+            ),
             extra.pos,
         ));
     }
@@ -103,7 +106,10 @@ impl Parser {
                 format!("expected {wanted}, found {}", describe(&s.token)),
                 s.pos,
             ),
-            None => RulesError::new(format!("expected {wanted}, found end of expression"), self.end),
+            None => RulesError::new(
+                format!("expected {wanted}, found end of expression"),
+                self.end,
+            ),
         }
     }
 
@@ -278,7 +284,9 @@ impl Parser {
                 Some(Token::Comma) if !items.is_empty() => {
                     self.next += 1;
                 }
-                Some(Token::Int(low)) if self.tokens.get(self.next + 1).map(|s| &s.token) == Some(&Token::DotDot) => {
+                Some(Token::Int(low))
+                    if self.tokens.get(self.next + 1).map(|s| &s.token) == Some(&Token::DotDot) =>
+                {
                     let low = *low;
                     let pos = self.pos();
                     self.next += 2;
@@ -287,10 +295,7 @@ impl Parser {
                     };
                     self.next += 1;
                     if high < low {
-                        return Err(RulesError::new(
-                            format!("empty range {low}..{high}"),
-                            pos,
-                        ));
+                        return Err(RulesError::new(format!("empty range {low}..{high}"), pos));
                     }
                     items.push(ListItem::Range(low, high));
                 }

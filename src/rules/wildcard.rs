@@ -109,7 +109,11 @@ pub(crate) fn to_regex(
     size_limit: usize,
 ) -> Result<Result<Regex, regex::Error>, usize> {
     let segments = split(pattern)?;
-    let mut source = String::from(if case_sensitive { "(?s-u)^" } else { "(?is-u)^" });
+    let mut source = String::from(if case_sensitive {
+        "(?s-u)^"
+    } else {
+        "(?is-u)^"
+    });
     for (i, segment) in segments.iter().enumerate() {
         if i > 0 {
             source.push_str("(.*?)");

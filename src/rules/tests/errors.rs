@@ -57,7 +57,10 @@ fn operators_not_defined_for_a_type() {
 
 #[test]
 fn unknown_fields_and_functions_are_named() {
-    assert_eq!(message_at(r#"http.hots eq "a""#), "unknown field 'http.hots' at 0");
+    assert_eq!(
+        message_at(r#"http.hots eq "a""#),
+        "unknown field 'http.hots' at 0"
+    );
     assert_eq!(
         message_at(r#"true and lowercase(http.host) eq "a""#),
         "unknown function 'lowercase' at 9"
@@ -90,9 +93,18 @@ fn non_boolean_expressions_are_rejected() {
 
 #[test]
 fn function_argument_errors() {
-    assert_eq!(message_at("lower(1) eq \"1\""), "lower() expects a string as argument 1, found an integer at 6");
-    assert_eq!(message_at("starts_with(http.host)"), "starts_with() takes 2 arguments, got 1 at 0");
-    assert_eq!(message_at("concat() eq \"\""), "concat() takes at least 1 argument, got 0 at 0");
+    assert_eq!(
+        message_at("lower(1) eq \"1\""),
+        "lower() expects a string as argument 1, found an integer at 6"
+    );
+    assert_eq!(
+        message_at("starts_with(http.host)"),
+        "starts_with() takes 2 arguments, got 1 at 0"
+    );
+    assert_eq!(
+        message_at("concat() eq \"\""),
+        "concat() takes at least 1 argument, got 0 at 0"
+    );
     assert_eq!(
         message_at(r#"any(http.host eq "a")"#).split(',').next(),
         Some("any() expects an array of booleans")
@@ -133,13 +145,20 @@ fn index_errors() {
         message_at(r#"http.request.headers.names["a"] eq "a""#),
         "an array is indexed with an integer or [*] at 26"
     );
-    assert_eq!(message_at(r#"http.host[0] eq "a""#), "cannot index a string at 9");
     assert_eq!(
-        message_at(r#"any(http.request.headers.names[*] eq http.request.headers.values[*])"#).split(" at ").next(),
+        message_at(r#"http.host[0] eq "a""#),
+        "cannot index a string at 9"
+    );
+    assert_eq!(
+        message_at(r#"any(http.request.headers.names[*] eq http.request.headers.values[*])"#)
+            .split(" at ")
+            .next(),
         Some("expected a literal value on the right of 'eq', found 'http.request.headers.values'")
     );
     assert_eq!(
-        message_at(r#"any(starts_with(http.request.headers.names[*], http.request.headers.values[*]))"#),
+        message_at(
+            r#"any(starts_with(http.request.headers.names[*], http.request.headers.values[*]))"#
+        ),
         "one expression cannot range over two different [*] arrays at 47"
     );
 }
@@ -147,20 +166,59 @@ fn index_errors() {
 #[test]
 fn syntax_errors_point_at_the_token() {
     assert_eq!(message_at(""), "empty expression at 0");
-    assert_eq!(message_at("http.host eq"), "expected a literal value on the right of 'eq', found end of expression at 12");
-    assert_eq!(message_at("(true"), "expected ')', found end of expression at 5");
-    assert_eq!(message_at("true true"), "unexpected 'true' after the end of the expression at 5");
+    assert_eq!(
+        message_at("http.host eq"),
+        "expected a literal value on the right of 'eq', found end of expression at 12"
+    );
+    assert_eq!(
+        message_at("(true"),
+        "expected ')', found end of expression at 5"
+    );
+    assert_eq!(
+        message_at("true true"),
+        "unexpected 'true' after the end of the expression at 5"
+    );
     assert_eq!(message_at("http.host eq \"a"), "unterminated string at 13");
-    assert_eq!(message_at(r#"http.host eq "\q""#), "invalid escape in string (allowed: \\\" \\\\ \\xHH) at 14");
-    assert_eq!(message_at("http.host # 1"), "unexpected character '#' at 10");
-    assert_eq!(message_at("http.host strict \"a\""), "expected 'wildcard' after 'strict', found string at 17");
-    assert_eq!(message_at("and"), "expected a field, function or literal, found 'and' at 0");
-    assert_eq!(message_at("ip.src in {1.2.3.4/33}"), "invalid CIDR prefix length (0 to 32) at 18");
-    assert_eq!(message_at("cf.waf.score in {5..1}"), "empty range 5..1 at 17");
-    assert_eq!(message_at("cf.waf.score eq 99999999999999999999"), "integer '99999999999999999999' out of range at 16");
-    assert_eq!(message_at("ip.src eq 1.2.3"), "invalid number or IP address '1.2.3' at 10");
-    assert_eq!(message_at(r#"http.host eq r#"a""#), "unterminated raw string at 13");
-    assert_eq!(message_at(r#"http.host wildcard r"a\b""#), "invalid escape in wildcard pattern (allowed: \\* and \\\\) at 19");
+    assert_eq!(
+        message_at(r#"http.host eq "\q""#),
+        "invalid escape in string (allowed: \\\" \\\\ \\xHH) at 14"
+    );
+    assert_eq!(
+        message_at("http.host # 1"),
+        "unexpected character '#' at 10"
+    );
+    assert_eq!(
+        message_at("http.host strict \"a\""),
+        "expected 'wildcard' after 'strict', found string at 17"
+    );
+    assert_eq!(
+        message_at("and"),
+        "expected a field, function or literal, found 'and' at 0"
+    );
+    assert_eq!(
+        message_at("ip.src in {1.2.3.4/33}"),
+        "invalid CIDR prefix length (0 to 32) at 18"
+    );
+    assert_eq!(
+        message_at("cf.waf.score in {5..1}"),
+        "empty range 5..1 at 17"
+    );
+    assert_eq!(
+        message_at("cf.waf.score eq 99999999999999999999"),
+        "integer '99999999999999999999' out of range at 16"
+    );
+    assert_eq!(
+        message_at("ip.src eq 1.2.3"),
+        "invalid number or IP address '1.2.3' at 10"
+    );
+    assert_eq!(
+        message_at(r#"http.host eq r#"a""#),
+        "unterminated raw string at 13"
+    );
+    assert_eq!(
+        message_at(r#"http.host wildcard r"a\b""#),
+        "invalid escape in wildcard pattern (allowed: \\* and \\\\) at 19"
+    );
 }
 
 #[test]
@@ -205,6 +263,12 @@ fn length_and_depth_caps() {
     );
     // The default depth cap turns a deeply nested attack into an error, not a stack overflow.
     let deep = format!("{}true{}", "(".repeat(2000), ")".repeat(2000));
-    let e = error_with(&deep, &Limits { max_len: 1 << 20, ..Limits::default() });
+    let e = error_with(
+        &deep,
+        &Limits {
+            max_len: 1 << 20,
+            ..Limits::default()
+        },
+    );
     assert!(e.message.contains("nested deeper than 64"), "{e}");
 }

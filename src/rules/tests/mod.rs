@@ -41,7 +41,10 @@ impl Sample {
             waf: WafScores::default(),
         };
         sample
-            .header("user-agent", "Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0")
+            .header(
+                "user-agent",
+                "Mozilla/5.0 (X11; Linux x86_64) Firefox/120.0",
+            )
             .header("accept", "text/html")
             .header("accept", "application/json")
             .header("cookie", "session=abc123; theme=dark")

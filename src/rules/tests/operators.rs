@@ -115,23 +115,40 @@ fn matches_operator_both_spellings() {
     assert!(matches(r#"http.request.uri.path ~ "users$""#));
     assert!(!matches(r#"http.request.uri.path ~ "^/API""#));
     assert!(matches(r#"http.request.uri.path matches r"^/api/v\d""#));
-    assert!(matches(r###"http.request.uri.path matches r#"^/api/("|v)"#"###));
+    assert!(matches(
+        r###"http.request.uri.path matches r#"^/api/("|v)"#"###
+    ));
 }
 
 #[test]
 fn wildcard_is_case_insensitive_strict_is_not() {
     assert!(matches(r#"http.request.uri.path wildcard "/API/*""#));
-    assert!(matches(r#"http.request.full_uri wildcard "https://*.com/*/users?*""#));
+    assert!(matches(
+        r#"http.request.full_uri wildcard "https://*.com/*/users?*""#
+    ));
     assert!(!matches(r#"http.request.uri.path wildcard "/api""#));
     assert!(matches(r#"http.request.uri.path wildcard "*""#));
-    assert!(matches(r#"http.request.uri.path strict wildcard "/api/*/users""#));
-    assert!(!matches(r#"http.request.uri.path strict wildcard "/API/*""#));
+    assert!(matches(
+        r#"http.request.uri.path strict wildcard "/api/*/users""#
+    ));
+    assert!(!matches(
+        r#"http.request.uri.path strict wildcard "/API/*""#
+    ));
     let mut star = Sample::new();
     star.path = "/a*b".into();
-    assert!(eval(r#"http.request.uri.path strict wildcard "/a\\*b""#, &star));
+    assert!(eval(
+        r#"http.request.uri.path strict wildcard "/a\\*b""#,
+        &star
+    ));
     star.path = "/axb".into();
-    assert!(!eval(r#"http.request.uri.path strict wildcard "/a\\*b""#, &star));
-    assert!(eval(r#"http.request.uri.path strict wildcard "/a*b""#, &star));
+    assert!(!eval(
+        r#"http.request.uri.path strict wildcard "/a\\*b""#,
+        &star
+    ));
+    assert!(eval(
+        r#"http.request.uri.path strict wildcard "/a*b""#,
+        &star
+    ));
 }
 
 #[test]
@@ -202,15 +219,29 @@ fn boolean_comparisons() {
 
 #[test]
 fn header_map_access() {
-    assert!(matches(r#"http.request.headers["accept"][0] eq "text/html""#));
-    assert!(matches(r#"http.request.headers["accept"][1] eq "application/json""#));
-    assert!(matches(r#"any(http.request.headers["accept"][*] contains "json")"#));
-    assert!(!matches(r#"all(http.request.headers["accept"][*] contains "json")"#));
-    assert!(matches(r#"all(http.request.headers["accept"][*] contains "/")"#));
+    assert!(matches(
+        r#"http.request.headers["accept"][0] eq "text/html""#
+    ));
+    assert!(matches(
+        r#"http.request.headers["accept"][1] eq "application/json""#
+    ));
+    assert!(matches(
+        r#"any(http.request.headers["accept"][*] contains "json")"#
+    ));
+    assert!(!matches(
+        r#"all(http.request.headers["accept"][*] contains "json")"#
+    ));
+    assert!(matches(
+        r#"all(http.request.headers["accept"][*] contains "/")"#
+    ));
     // Keys are lowercase names: an uppercase key never matches.
     assert!(!matches(r#"any(http.request.headers["Accept"][*] ne "")"#));
-    assert!(matches(r#"any(http.request.headers.names[*] eq "x-api-key")"#));
-    assert!(matches(r#"any(http.request.headers.values[*] eq "Secret-Key")"#));
+    assert!(matches(
+        r#"any(http.request.headers.names[*] eq "x-api-key")"#
+    ));
+    assert!(matches(
+        r#"any(http.request.headers.values[*] eq "Secret-Key")"#
+    ));
     assert!(matches(r#"len(http.request.headers["accept"]) eq 2"#));
     assert!(matches(r#"len(http.request.headers.names) eq 7"#));
 }
@@ -249,7 +280,10 @@ fn scalar_fields() {
         assert!(eval(expression, &sample), "{expression}");
     }
     sample.tls = false;
-    assert!(eval(r#"http.request.full_uri wildcard "http://example.com/*""#, &sample));
+    assert!(eval(
+        r#"http.request.full_uri wildcard "http://example.com/*""#,
+        &sample
+    ));
 }
 
 #[test]
