@@ -153,11 +153,7 @@ impl Compiler<'_> {
                 arity(name, args, 2, 2, pos)?;
                 let value = self.string_arg(name, 1, &args[0], &mut each)?;
                 let affix = self.string_arg(name, 2, &args[1], &mut each)?;
-                Node::Bool(if name == "starts_with" {
-                    BoolNode::StartsWith(value, affix)
-                } else {
-                    BoolNode::EndsWith(value, affix)
-                })
+                Node::Bool(BoolNode::affix(value, affix, name == "starts_with"))
             }
             "any" | "all" => {
                 arity(name, args, 1, 1, pos)?;

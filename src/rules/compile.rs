@@ -265,7 +265,7 @@ impl Compiler<'_> {
     ) -> Result<Checked, RulesError> {
         let checked = self.value(lhs)?;
         let node = match checked.node {
-            Node::Bytes(node) => BoolNode::Bytes(node, self.bytes_test(op, rhs, op_pos)?),
+            Node::Bytes(node) => BoolNode::bytes_test(node, self.bytes_test(op, rhs, op_pos)?),
             Node::Int(node) => BoolNode::Int(node, int_test(op, rhs, op_pos)?),
             Node::Ip(node) => BoolNode::Ip(node, ip_test(op, rhs, op_pos)?),
             Node::Bool(node) => bool_test(node, op, rhs, op_pos)?,

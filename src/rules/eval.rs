@@ -8,7 +8,7 @@ use std::net::IpAddr;
 use std::ops::ControlFlow;
 
 use super::functions;
-use super::ir::{BoolNode, BytesNode, BytesTest, IntNode, IntTest, IpNode, IpTest};
+use super::ir::{BoolNode, BytesNode, BytesTest, IntNode, IntTest, IpNode, IpTest, Probe};
 use super::RequestView;
 
 /// What an evaluation reads: the request and the array element under `any`/`all`.
@@ -38,6 +38,13 @@ impl BoolNode {
                 (Some(value), Some(suffix)) => value.ends_with(&suffix),
                 _ => false,
             },
+            BoolNode::ProbeTest(probe, test) => probe.read(scope).is_some_and(|v| test.eval(v)),
+            BoolNode::ProbeStartsWith(probe, lit) => {
+                probe.read(scope).is_some_and(|v| v.starts_with(lit))
+            }
+            BoolNode::ProbeEndsWith(probe, lit) => {
+                probe.read(scope).is_some_and(|v| v.ends_with(lit))
+            }
             BoolNode::Any(source, predicate) => {
                 let mut found = false;
                 source.visit(scope.req, &mut |element| {
@@ -128,6 +135,17 @@ fn map_owned<'r>(
     Cow::Owned(owned)
 }
 
+impl Probe {
+    #[inline]
+    fn read<'r>(&'r self, scope: Scope<'_, 'r>) -> Option<&'r [u8]> {
+        match self {
+            Probe::Field(field) => field.read_in_place(scope.req),
+            Probe::Item(source, index) => source.item(scope.req, *index),
+            Probe::Element => Some(scope.element),
+        }
+    }
+}
+
 impl IntNode {
     pub(crate) fn eval(&self, scope: Scope<'_, '_>) -> Option<i64> {
         match self {
@@ -158,6 +176,9 @@ impl BytesTest {
             BytesTest::Gt(lit) => value > &lit[..],
             BytesTest::Ge(lit) => value >= &lit[..],
             BytesTest::Contains(lit) => functions::contains(value, lit),
+            BytesTest::EqIgnoreCase(lit) => value.eq_ignore_ascii_case(lit),
+            BytesTest::NeIgnoreCase(lit) => !value.eq_ignore_ascii_case(lit),
+            BytesTest::ContainsIgnoreCase(lit) => functions::contains_ignore_case(value, lit),
             BytesTest::Matches(regex) => regex.is_match(value),
             BytesTest::Wildcard(pattern) => pattern.matches(value),
             BytesTest::In(sorted) => sorted.binary_search_by(|item| (**item).cmp(value)).is_ok(),

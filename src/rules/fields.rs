@@ -152,6 +152,35 @@ fn uri<'r>(req: &RequestView<'r>) -> Cow<'r, [u8]> {
 }
 
 impl BytesField {
+    /// Whether [`Self::read_in_place`] can read this field (it is not joined or composed).
+    pub(crate) fn borrows(self) -> bool {
+        matches!(
+            self,
+            BytesField::Host
+                | BytesField::Method
+                | BytesField::Path
+                | BytesField::Query
+                | BytesField::Version
+                | BytesField::UserAgent
+                | BytesField::Referer
+        )
+    }
+
+    /// The field's bytes in place; `None` only for fields that [`Self::borrows`] rejects.
+    #[inline]
+    pub(crate) fn read_in_place<'r>(self, req: &RequestView<'r>) -> Option<&'r [u8]> {
+        Some(match self {
+            BytesField::Host => req.host.as_bytes(),
+            BytesField::Method => req.method.as_bytes(),
+            BytesField::Path => req.path.as_bytes(),
+            BytesField::Query => req.query.unwrap_or("").as_bytes(),
+            BytesField::Version => req.version.as_bytes(),
+            BytesField::UserAgent => first_line(req, &header::USER_AGENT),
+            BytesField::Referer => first_line(req, &header::REFERER),
+            _ => return None,
+        })
+    }
+
     /// The field's value; string fields are never missing (absent headers read as `""`).
     pub(crate) fn read<'r>(self, req: &RequestView<'r>) -> Cow<'r, [u8]> {
         match self {

@@ -34,6 +34,14 @@ pub(crate) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     false
 }
 
+/// `contains` after ASCII lowercasing `haystack`; `needle` is already lowercase.
+pub(crate) fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
+    needle.is_empty()
+        || haystack
+            .windows(needle.len())
+            .any(|window| window.eq_ignore_ascii_case(needle))
+}
+
 fn hex_value(b: u8) -> Option<u8> {
     match b {
         b'0'..=b'9' => Some(b - b'0'),

@@ -25,6 +25,10 @@ pub(crate) enum BoolNode {
     Ip(IpNode, IpTest),
     StartsWith(BytesNode, BytesNode),
     EndsWith(BytesNode, BytesNode),
+    /// Fast forms of `Bytes`, `StartsWith`, `EndsWith` for values read in place (no `Cow`).
+    ProbeTest(Probe, BytesTest),
+    ProbeStartsWith(Probe, Box<[u8]>),
+    ProbeEndsWith(Probe, Box<[u8]>),
     /// `any(…)`: the predicate holds for some element of the array (read via `Element`).
     Any(ArraySource, Box<BoolNode>),
     /// `all(…)`: the array is non-empty and the predicate holds for every element.
@@ -56,6 +60,77 @@ pub(crate) enum BytesNode {
     RegexReplace(Box<BytesNode>, Regex, Box<[u8]>),
     /// Replaces the whole source when the anchored regex (built from the wildcard) matches.
     WildcardReplace(Box<BytesNode>, Regex, Box<[u8]>),
+}
+
+/// A string read in place from the request: a plain field, an array item or the element.
+#[derive(Debug, Clone)]
+pub(crate) enum Probe {
+    Field(BytesField),
+    Item(ArraySource, u32),
+    Element,
+}
+
+impl Probe {
+    /// The probe for `node`, when `node` reads a value without building it.
+    pub(crate) fn of(node: &BytesNode) -> Option<Probe> {
+        match node {
+            BytesNode::Field(field) if field.borrows() => Some(Probe::Field(*field)),
+            BytesNode::Item(source, index) => Some(Probe::Item(source.clone(), *index)),
+            BytesNode::Element => Some(Probe::Element),
+            _ => None,
+        }
+    }
+}
+
+impl BoolNode {
+    /// `node` compared by `test`, in its fastest form: a probe read in place, and
+    /// `lower(x) eq "abc"`-style comparisons folded into case-insensitive tests on `x`.
+    pub(crate) fn bytes_test(node: BytesNode, test: BytesTest) -> BoolNode {
+        let (node, test) = match (node, test) {
+            (BytesNode::Lower(inner), BytesTest::Eq(lit))
+                if !lit.iter().any(u8::is_ascii_uppercase) =>
+            {
+                (*inner, BytesTest::EqIgnoreCase(lit))
+            }
+            (BytesNode::Lower(inner), BytesTest::Ne(lit))
+                if !lit.iter().any(u8::is_ascii_uppercase) =>
+            {
+                (*inner, BytesTest::NeIgnoreCase(lit))
+            }
+            (BytesNode::Lower(inner), BytesTest::Contains(lit))
+                if !lit.iter().any(u8::is_ascii_uppercase) =>
+            {
+                (*inner, BytesTest::ContainsIgnoreCase(lit))
+            }
+            (BytesNode::Upper(inner), BytesTest::Eq(lit))
+                if !lit.iter().any(u8::is_ascii_lowercase) =>
+            {
+                (*inner, BytesTest::EqIgnoreCase(lit))
+            }
+            (BytesNode::Upper(inner), BytesTest::Ne(lit))
+                if !lit.iter().any(u8::is_ascii_lowercase) =>
+            {
+                (*inner, BytesTest::NeIgnoreCase(lit))
+            }
+            (node, test) => (node, test),
+        };
+        match Probe::of(&node) {
+            Some(probe) => BoolNode::ProbeTest(probe, test),
+            None => BoolNode::Bytes(node, test),
+        }
+    }
+
+    /// `starts_with` / `ends_with`, probing in place when the affix is a literal.
+    pub(crate) fn affix(value: BytesNode, affix: BytesNode, prefix: bool) -> BoolNode {
+        match (Probe::of(&value), affix) {
+            (Some(probe), BytesNode::Literal(lit)) if prefix => {
+                BoolNode::ProbeStartsWith(probe, lit)
+            }
+            (Some(probe), BytesNode::Literal(lit)) => BoolNode::ProbeEndsWith(probe, lit),
+            (_, affix) if prefix => BoolNode::StartsWith(value, affix),
+            (_, affix) => BoolNode::EndsWith(value, affix),
+        }
+    }
 }
 
 /// One step of a `lookup_json_string` path.
@@ -90,6 +165,10 @@ pub(crate) enum BytesTest {
     Gt(Box<[u8]>),
     Ge(Box<[u8]>),
     Contains(Box<[u8]>),
+    /// `lower(x) eq "abc"` compiled as a case-insensitive test on `x` (no lowercase copy).
+    EqIgnoreCase(Box<[u8]>),
+    NeIgnoreCase(Box<[u8]>),
+    ContainsIgnoreCase(Box<[u8]>),
     Matches(Regex),
     Wildcard(WildcardPattern),
     /// Sorted, for binary search.

@@ -159,3 +159,22 @@ fn wildcard_replace_whole_match() {
         r#"wildcard_replace(http.request.uri.path, "/nomatch", "/x") eq "/api/v1/users""#
     ));
 }
+
+#[test]
+fn case_folded_comparisons_keep_lower_and_upper_semantics() {
+    let mut sample = Sample::new();
+    sample.path = "/WP-Login.PHP".into();
+    for (expression, expected) in [
+        (r#"lower(http.request.uri.path) eq "/wp-login.php""#, true),
+        (r#"lower(http.request.uri.path) eq "/WP-login.php""#, false),
+        (r#"lower(http.request.uri.path) ne "/wp-login.php""#, false),
+        (r#"lower(http.request.uri.path) ne "/WP-Login.PHP""#, true),
+        (r#"lower(http.request.uri.path) contains "login.php""#, true),
+        (r#"lower(http.request.uri.path) contains "Login""#, false),
+        (r#"upper(http.request.uri.path) eq "/WP-LOGIN.PHP""#, true),
+        (r#"upper(http.request.uri.path) ne "/WP-LOGIN.PHP""#, false),
+        (r#"lower(http.request.headers["x-missing"][0]) ne "a""#, false),
+    ] {
+        assert_eq!(eval(expression, &sample), expected, "{expression}");
+    }
+}
