@@ -66,13 +66,17 @@ impl WildcardPattern {
         }
     }
 
+    /// Leftmost position of `needle` (already lowercased when case-insensitive) in
+    /// `haystack`: a first-byte scan, then a compare of the rest.
     fn find(&self, haystack: &[u8], needle: &[u8]) -> Option<usize> {
-        if needle.is_empty() {
+        let Some((&first, rest)) = needle.split_first() else {
             return Some(0);
-        }
-        haystack
-            .windows(needle.len())
-            .position(|window| self.eq(window, needle))
+        };
+        let last_start = haystack.len().checked_sub(needle.len())?;
+        let fold = |b: u8| if self.case_sensitive { b } else { b.to_ascii_lowercase() };
+        (0..=last_start).find(|&at| {
+            fold(haystack[at]) == first && self.eq(&haystack[at + 1..at + needle.len()], rest)
+        })
     }
 
     /// Whether the whole `value` matches. Leftmost placement of each middle segment is optimal

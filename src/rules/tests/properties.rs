@@ -249,3 +249,24 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    /// The linear wildcard matcher agrees with the regex form used by `wildcard_replace`.
+    #[test]
+    fn wildcard_matcher_agrees_with_its_regex(
+        pattern in "[abA*]{0,7}",
+        value in "[abAB]{0,9}",
+        case_sensitive in any::<bool>(),
+    ) {
+        use crate::rules::wildcard::{to_regex, WildcardPattern};
+        let matcher = WildcardPattern::new(pattern.as_bytes(), case_sensitive).unwrap();
+        let regex = to_regex(pattern.as_bytes(), case_sensitive, 1 << 20).unwrap().unwrap();
+        prop_assert_eq!(
+            matcher.matches(value.as_bytes()),
+            regex.is_match(value.as_bytes()),
+            "pattern {:?} value {:?}", pattern, value
+        );
+    }
+}
