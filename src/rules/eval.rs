@@ -19,6 +19,8 @@ pub(crate) struct Scope<'s, 'r> {
 }
 
 impl BoolNode {
+    /// The hot arms stay in this small function; the rest live in [`Self::eval_other`] so
+    /// the common path does not pay for their stack frame.
     pub(crate) fn eval<'r>(&'r self, scope: Scope<'_, 'r>) -> bool {
         match self {
             BoolNode::Const(b) => *b,
@@ -26,6 +28,28 @@ impl BoolNode {
             BoolNode::Not(inner) => !inner.eval(scope),
             BoolNode::And(all) => all.iter().all(|node| node.eval(scope)),
             BoolNode::Or(any) => any.iter().any(|node| node.eval(scope)),
+            BoolNode::ProbeTest(probe, test) => probe.read(scope).is_some_and(|v| test.eval(v)),
+            BoolNode::ProbeStartsWith(probe, lit) => {
+                probe.read(scope).is_some_and(|v| v.starts_with(lit))
+            }
+            BoolNode::ProbeEndsWith(probe, lit) => {
+                probe.read(scope).is_some_and(|v| v.ends_with(lit))
+            }
+            _ => self.eval_other(scope),
+        }
+    }
+
+    #[inline(never)]
+    fn eval_other<'r>(&'r self, scope: Scope<'_, 'r>) -> bool {
+        match self {
+            BoolNode::Const(_)
+            | BoolNode::Ssl
+            | BoolNode::Not(_)
+            | BoolNode::And(_)
+            | BoolNode::Or(_)
+            | BoolNode::ProbeTest(..)
+            | BoolNode::ProbeStartsWith(..)
+            | BoolNode::ProbeEndsWith(..) => self.eval(scope),
             BoolNode::Xor(lhs, rhs) => lhs.eval(scope) != rhs.eval(scope),
             BoolNode::Bytes(node, test) => node.eval(scope).is_some_and(|v| test.eval(&v)),
             BoolNode::Int(node, test) => node.eval(scope).is_some_and(|v| test.eval(v)),
@@ -38,13 +62,6 @@ impl BoolNode {
                 (Some(value), Some(suffix)) => value.ends_with(&suffix),
                 _ => false,
             },
-            BoolNode::ProbeTest(probe, test) => probe.read(scope).is_some_and(|v| test.eval(v)),
-            BoolNode::ProbeStartsWith(probe, lit) => {
-                probe.read(scope).is_some_and(|v| v.starts_with(lit))
-            }
-            BoolNode::ProbeEndsWith(probe, lit) => {
-                probe.read(scope).is_some_and(|v| v.ends_with(lit))
-            }
             BoolNode::Any(source, predicate) => {
                 let mut found = false;
                 source.visit(scope.req, &mut |element| {

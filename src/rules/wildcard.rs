@@ -67,16 +67,29 @@ impl WildcardPattern {
     }
 
     /// Leftmost position of `needle` (already lowercased when case-insensitive) in
-    /// `haystack`: a first-byte scan, then a compare of the rest.
+    /// `haystack`: a scan for the first byte (either case), then a compare of the rest.
     fn find(&self, haystack: &[u8], needle: &[u8]) -> Option<usize> {
         let Some((&first, rest)) = needle.split_first() else {
             return Some(0);
         };
         let last_start = haystack.len().checked_sub(needle.len())?;
-        let fold = |b: u8| if self.case_sensitive { b } else { b.to_ascii_lowercase() };
-        (0..=last_start).find(|&at| {
-            fold(haystack[at]) == first && self.eq(&haystack[at + 1..at + needle.len()], rest)
-        })
+        let other_case = if self.case_sensitive {
+            first
+        } else {
+            first.to_ascii_uppercase()
+        };
+        let mut from = 0;
+        while from <= last_start {
+            let offset = haystack[from..=last_start]
+                .iter()
+                .position(|&b| b == first || b == other_case)?;
+            let at = from + offset;
+            if self.eq(&haystack[at + 1..at + needle.len()], rest) {
+                return Some(at);
+            }
+            from = at + 1;
+        }
+        None
     }
 
     /// Whether the whole `value` matches. Leftmost placement of each middle segment is optimal

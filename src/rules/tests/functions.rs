@@ -173,7 +173,10 @@ fn case_folded_comparisons_keep_lower_and_upper_semantics() {
         (r#"lower(http.request.uri.path) contains "Login""#, false),
         (r#"upper(http.request.uri.path) eq "/WP-LOGIN.PHP""#, true),
         (r#"upper(http.request.uri.path) ne "/WP-LOGIN.PHP""#, false),
-        (r#"lower(http.request.headers["x-missing"][0]) ne "a""#, false),
+        (
+            r#"lower(http.request.headers["x-missing"][0]) ne "a""#,
+            false,
+        ),
     ] {
         assert_eq!(eval(expression, &sample), expected, "{expression}");
     }
