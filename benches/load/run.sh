@@ -127,7 +127,9 @@ stop_all() {
   for pid in "${all[@]}"; do
     while alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
   done
-  for pid in "${all[@]}"; do alive "$pid" && kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in "${all[@]}"; do
+    if alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+  done
   for pid in "${STARTED_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   STARTED_PIDS=()
 }
@@ -137,7 +139,6 @@ cleanup() {
   trap - EXIT INT TERM
   stop_all
   if [ -n "$WATCHDOG_PID" ]; then
-    pkill -P "$WATCHDOG_PID" 2>/dev/null || true
     kill "$WATCHDOG_PID" 2>/dev/null || true
     wait "$WATCHDOG_PID" 2>/dev/null || true
   fi
@@ -421,7 +422,8 @@ LAT_ROWS="$RUN_DIR/latency.tsv"
 
 # Latency at a fixed rate below saturation (hey: -q is per worker).
 measure_latency() {
-  local name="$1" out="$RUN_DIR/hey-$name.txt"
+  local name="$1"
+  local out="$RUN_DIR/hey-$name.txt"
   "${PIN_LOAD[@]}" timeout $((LAT_SECONDS + 30)) hey -z "${LAT_SECONDS}s" -c "$LAT_WORKERS" \
     -q $((LAT_RATE / LAT_WORKERS)) -cpus 1 -host "$BENCH_HOST" -H "Cookie: $COOKIE" \
     "http://127.0.0.1:${PORT[$name]}/" >"$out" 2>&1 || true
@@ -520,8 +522,12 @@ fi
 [ -x "$REPO/target/release/escgate" ] || STATUS[escgate]="${STATUS[escgate]:-escgate binary missing (target/release/escgate)}"
 
 TIME_LIMIT="${TIME_LIMIT:-$((ROUNDS * ${#TARGETS[@]} * (WARMUP + DURATION + 10) + ${#TARGETS[@]} * (LAT_SECONDS + 10) + 300))}"
+# The watchdog: on TERM (from cleanup) it stops its sleep and leaves quietly.
 (
-  sleep "$TIME_LIMIT"
+  sleep "$TIME_LIMIT" &
+  sleep_pid=$!
+  trap 'kill "$sleep_pid" 2>/dev/null; exit 0' TERM
+  wait "$sleep_pid" || exit 0
   echo "run.sh: time limit of ${TIME_LIMIT}s reached, stopping" >&2
   kill -TERM $$
 ) &
