@@ -16,8 +16,8 @@ Usage: benches/load/run.sh [--quick] [--esc-disabled] [--zones N] [--no-build]
 Environment (defaults in brackets): ROUNDS [3], WARMUP [3], DURATION [10] seconds,
 CONNECTIONS [64], LAT_RATE [5000] req/s and LAT_SECONDS [5] for the fixed-rate latency step
 (LAT_SECONDS=0 skips it), PORT_BASE [18080], RESULTS [target/bench-load/results-<mode>-<time>.txt],
-INSTALL [1] (apt-get install missing tools), TIME_LIMIT [computed] seconds for the whole run
-after the build.
+INSTALL [1] (apt-get install missing tools), ESCGATE_RUST_LOG [warn] (RUST_LOG of escgate; the
+peers keep no access log either), TIME_LIMIT [computed] seconds for the whole run after the build.
 EOF
 }
 
@@ -55,6 +55,7 @@ LAT_SECONDS="${LAT_SECONDS:-5}"
 LAT_WORKERS=25
 PORT_BASE="${PORT_BASE:-18080}"
 INSTALL="${INSTALL:-1}"
+ESCGATE_RUST_LOG="${ESCGATE_RUST_LOG:-warn}"
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 LOAD_DIR="$REPO/benches/load"
@@ -270,7 +271,8 @@ start_servers() {
   spawn baseline "$REPO/target/release/pingora_baseline" \
     --listen "127.0.0.1:$BASELINE_PORT" --origin "127.0.0.1:$ORIGIN_PORT" --threads 1
   if [ -z "${STATUS[escgate]:-}" ]; then
-    spawn escgate "$REPO/target/release/escgate" --config "$RUN_DIR/escgate.toml"
+    # Peers run without access logs; escgate too unless ESCGATE_RUST_LOG asks for them.
+    RUST_LOG="$ESCGATE_RUST_LOG" spawn escgate "$REPO/target/release/escgate" --config "$RUN_DIR/escgate.toml"
   fi
   local name limit
   for name in nginx haproxy baseline escgate; do
