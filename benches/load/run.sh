@@ -89,6 +89,7 @@ TARGETS=(origin nginx haproxy baseline escgate)
 declare -A PORT=([origin]=$ORIGIN_PORT [nginx]=$NGINX_PORT [haproxy]=$HAPROXY_PORT
   [baseline]=$BASELINE_PORT [escgate]=$ESCGATE_PORT)
 declare -A SERVER_PID=()
+declare -A STOP_SIGNAL=()
 declare -A STATUS=()
 STARTED_PIDS=()
 WATCHDOG_PID=""
@@ -122,14 +123,18 @@ stop_all() {
     alive "$pid" || continue
     mapfile -t -O "${#all[@]}" all < <(tree_pids "$pid")
   done
-  # SIGINT is the fast shutdown of nginx, haproxy and pingora (SIGTERM waits pingora's grace).
-  for pid in "${STARTED_PIDS[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
+  # The fast shutdown: SIGINT for nginx and pingora (SIGTERM waits pingora's grace period),
+  # SIGTERM for haproxy (SIGINT makes it wait for its connections to close).
+  for pid in "${STARTED_PIDS[@]}"; do kill -"${STOP_SIGNAL[$pid]:-INT}" "$pid" 2>/dev/null || true; done
   local deadline=$((SECONDS + 5))
   for pid in "${all[@]}"; do
     while alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.1; done
   done
   for pid in "${all[@]}"; do
-    if alive "$pid"; then kill -KILL "$pid" 2>/dev/null || true; fi
+    if alive "$pid"; then
+      log "pid $pid ($(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-60)) did not stop within 5 s: SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
   done
   for pid in "${STARTED_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
   STARTED_PIDS=()
@@ -268,6 +273,7 @@ start_servers() {
   wait_ready origin "$ORIGIN_PORT" 10 || { log "${STATUS[origin]}"; exit 1; }
   spawn nginx nginx -p "$RUN_DIR" -e "$RUN_DIR/nginx.err" -c "$RUN_DIR/nginx.conf"
   spawn haproxy haproxy -db -f "$RUN_DIR/haproxy.cfg"
+  STOP_SIGNAL[${SERVER_PID[haproxy]}]=TERM
   spawn baseline "$REPO/target/release/pingora_baseline" \
     --listen "127.0.0.1:$BASELINE_PORT" --origin "127.0.0.1:$ORIGIN_PORT" --threads 1
   if [ -z "${STATUS[escgate]:-}" ]; then
