@@ -159,7 +159,7 @@ port_free() { [ -z "$(ss -ltnH "sport = :$1" 2>/dev/null)" ]; }
 # ---------------------------------------------------------------- tools
 ensure_tools() {
   local need=() tool
-  for tool in wrk nginx haproxy taskset curl ss cmake; do
+  for tool in wrk nginx haproxy taskset curl ss ps cmake; do
     command -v "$tool" >/dev/null 2>&1 || need+=("$tool")
   done
   command -v hey >/dev/null 2>&1 || need+=(hey)
@@ -169,6 +169,7 @@ ensure_tools() {
     case "$t" in
       taskset) pkgs+=(util-linux) ;;
       ss) pkgs+=(iproute2) ;;
+      ps) pkgs+=(procps) ;;
       *) pkgs+=("$t") ;;
     esac
   done
@@ -180,7 +181,7 @@ ensure_tools() {
     DEBIAN_FRONTEND=noninteractive timeout 600 $sudo apt-get install -y -qq "${pkgs[@]}" ||
       log "apt-get install failed for some of: ${pkgs[*]}"
   fi
-  for tool in wrk nginx haproxy taskset curl ss; do
+  for tool in wrk nginx haproxy taskset curl ss ps; do
     command -v "$tool" >/dev/null 2>&1 || { log "missing tool: $tool (apt-get install it)"; exit 1; }
   done
 }
@@ -458,9 +459,11 @@ report() {
     "$([ ${#PIN_SERVER[@]} -gt 0 ] && echo 'servers on CPU 0, load generator on CPU 1' || echo 'not pinned (one CPU)'); escgate zones: $ZONES"
   echo "work: 5 request-header sets, Host -> origin.internal, 2 response-header sets; cookie disable_esc present, not matching"
   [ "$ESC_DISABLED" = 1 ] && echo "escgate: zone disable_esc flag set (escgate should forward untouched)"
+  echo "load average when the servers started: $LOADAVG_AT_START (other work on the machine skews every figure)"
+  [ "$ROUNDS" -ge 3 ] || echo "WARNING: fewer than 3 rounds: not a protocol run"
   echo
   for r in "${TARGETS[@]}"; do
-    [ -n "${STATUS[$r]:-}" ] && echo "NOT MEASURED: ${STATUS[$r]}"
+    if [ -n "${STATUS[$r]:-}" ]; then echo "NOT MEASURED: ${STATUS[$r]}"; fi
   done
   echo
   echo "Per round (CPU = server process tree utime+stime per request; errors = non-2xx + socket errors;"
@@ -506,7 +509,8 @@ report() {
     }' "$ROWS"
   if [ -s "$LAT_ROWS" ]; then
     echo
-    echo "Latency at a fixed rate (hey on CPU 1, $LAT_RATE req/s for ${LAT_SECONDS}s, $LAT_WORKERS connections), overhead over origin direct:"
+    echo "Latency at a fixed rate (hey on CPU 1, $LAT_RATE req/s for ${LAT_SECONDS}s, $LAT_WORKERS connections;"
+    echo "hey reports 100 us steps), overhead over origin direct:"
     awk -F'\t' 'BEGIN { printf "%-9s %9s %9s %9s %14s %14s %7s\n", "server", "req/s", "p50 us", "p99 us", "p50 overhead", "p99 overhead", "non-2xx" }
       { name[NR] = $1; rps[NR] = $2; p50[NR] = $3; p99[NR] = $4; bad[NR] = $5; if ($1 == "origin") { o50 = $3; o99 = $4; have = 1 } }
       END { for (i = 1; i <= NR; i++) printf "%-9s %9s %9s %9s %14s %14s %7s\n", name[i], rps[i], p50[i], p99[i],
@@ -541,6 +545,7 @@ TIME_LIMIT="${TIME_LIMIT:-$((ROUNDS * ${#TARGETS[@]} * (WARMUP + DURATION + 10) 
 ) &
 WATCHDOG_PID=$!
 
+LOADAVG_AT_START="$(cut -d' ' -f1-3 /proc/loadavg)"
 start_servers
 configure_escgate_state
 for name in "${TARGETS[@]}"; do verify "$name"; done
