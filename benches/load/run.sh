@@ -461,7 +461,6 @@ report() {
   [ "$ESC_DISABLED" = 1 ] && echo "escgate: zone disable_esc flag set (escgate should forward untouched)"
   echo "load average when the servers started: $LOADAVG_AT_START (other work on the machine skews every figure)"
   [ "$ROUNDS" -ge 3 ] || echo "WARNING: fewer than 3 rounds: not a protocol run"
-  echo
   for r in "${TARGETS[@]}"; do
     if [ -n "${STATUS[$r]:-}" ]; then echo "NOT MEASURED: ${STATUS[$r]}"; fi
   done
