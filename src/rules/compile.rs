@@ -168,13 +168,7 @@ impl Compiler<'_> {
         let node = match op {
             LogicalOp::And => BoolNode::And(nodes.into_boxed_slice()),
             LogicalOp::Or => BoolNode::Or(nodes.into_boxed_slice()),
-            LogicalOp::Xor => {
-                let mut nodes = nodes.into_iter();
-                let first = nodes.next().unwrap_or(BoolNode::Const(false));
-                nodes.fold(first, |acc, next| {
-                    BoolNode::Xor(Box::new(acc), Box::new(next))
-                })
-            }
+            LogicalOp::Xor => BoolNode::Xor(nodes.into_boxed_slice()),
         };
         Ok(Checked {
             node: Node::Bool(node),

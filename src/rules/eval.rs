@@ -50,7 +50,9 @@ impl BoolNode {
             | BoolNode::ProbeTest(..)
             | BoolNode::ProbeStartsWith(..)
             | BoolNode::ProbeEndsWith(..) => self.eval(scope),
-            BoolNode::Xor(lhs, rhs) => lhs.eval(scope) != rhs.eval(scope),
+            BoolNode::Xor(operands) => operands
+                .iter()
+                .fold(false, |odd, node| odd ^ node.eval(scope)),
             BoolNode::Bytes(node, test) => node.eval(scope).is_some_and(|v| test.eval(&v)),
             BoolNode::Int(node, test) => node.eval(scope).is_some_and(|v| test.eval(v)),
             BoolNode::Ip(node, test) => node.eval(scope).is_some_and(|v| test.eval(v)),

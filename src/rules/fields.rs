@@ -11,6 +11,9 @@ use http::header::{self, HeaderName};
 
 use super::RequestView;
 
+// A constant so the name is validated once at compile time, not on every read.
+const X_FORWARDED_FOR: HeaderName = HeaderName::from_static("x-forwarded-for");
+
 /// A string-typed field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BytesField {
@@ -202,9 +205,7 @@ impl BytesField {
             BytesField::Cookie => joined(req, &header::COOKIE, b"; "),
             BytesField::UserAgent => Cow::Borrowed(first_line(req, &header::USER_AGENT)),
             BytesField::Referer => Cow::Borrowed(first_line(req, &header::REFERER)),
-            BytesField::XForwardedFor => {
-                joined(req, &HeaderName::from_static("x-forwarded-for"), b", ")
-            }
+            BytesField::XForwardedFor => joined(req, &X_FORWARDED_FOR, b", "),
         }
     }
 }

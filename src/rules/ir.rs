@@ -19,7 +19,8 @@ pub(crate) enum BoolNode {
     And(Box<[BoolNode]>),
     /// `or` chain: true when some operand is.
     Or(Box<[BoolNode]>),
-    Xor(Box<BoolNode>, Box<BoolNode>),
+    /// `xor` chain: true when an odd number of operands are.
+    Xor(Box<[BoolNode]>),
     Bytes(BytesNode, BytesTest),
     Int(IntNode, IntTest),
     Ip(IpNode, IpTest),

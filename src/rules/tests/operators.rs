@@ -308,3 +308,19 @@ fn filter_is_send_sync_clone_debug() {
     assert_eq!(filter.fields(), ["cf.waf.score", "http.host"]);
     assert!(format!("{filter:?}").contains("http.host"));
 }
+
+#[test]
+fn longest_chains_within_the_default_limit_compile_and_evaluate() {
+    for (op, expected) in [("or", true), ("and", true), ("xor", false)] {
+        let clause = "true";
+        let count = 4096 / (clause.len() + op.len() + 2);
+        let count = count - count % 2;
+        let expression = vec![clause; count].join(&format!(" {op} "));
+        assert!(expression.len() <= 4096);
+        assert_eq!(
+            matches(&expression),
+            expected,
+            "{count} clauses joined by {op}"
+        );
+    }
+}
