@@ -168,7 +168,11 @@ fn http_post_to_effect(c: &mut Criterion, dir: &std::path::Path) {
                 .set("X-Auth-Email", "ops@example.com")
                 .set("X-Auth-Key", "bench-key")
                 .set("Content-Type", "application/json")
-                .send_string(if on { r#"{"always":true}"# } else { r#"{"always":false}"# })
+                .send_string(if on {
+                    r#"{"always":true}"#
+                } else {
+                    r#"{"always":false}"#
+                })
                 .unwrap();
             let seen = decide(&shared.load().tenant, &zone, "a", &no_cookies);
             assert_eq!(seen.esc_applied(), !on, "the next request sees the toggle");

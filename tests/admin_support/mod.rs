@@ -5,15 +5,12 @@
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use arc_swap::ArcSwap;
 use escgate::admin::auth::hash_secret;
 use escgate::config::auth::{ApiKeyEntry, ApiTokenEntry};
 use escgate::config::{AccountConfig, Config, Plan, ZoneConfig};
-use escgate::state::{SharedSnapshot, Snapshot, Writer};
-use escgate::store::{FileStore, Store};
+use escgate::state::SharedSnapshot;
 use pingora::services::Service as _;
 use serde_json::Value;
 
@@ -144,13 +141,7 @@ impl AdminServer {
     pub fn start_with(config: Config) -> AdminServer {
         let addr = config.server.admin_listen.expect("admin_listen");
         let state_path = config.server.state_path.clone();
-        let store = Arc::new(FileStore::new(&state_path));
-        let tenant = store.load().expect("state loads");
-        let shared: SharedSnapshot = Arc::new(ArcSwap::from_pointee(Snapshot {
-            config: Arc::new(config),
-            tenant: Arc::new(tenant),
-        }));
-        let writer = Arc::new(Writer::new(shared.clone(), store));
+        let (shared, writer) = escgate::state::open(config).expect("state loads");
         let mut service = escgate::admin::service(
             shared.clone(),
             writer,
