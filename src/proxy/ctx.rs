@@ -32,6 +32,8 @@ pub struct RequestCtx {
     pub sni: u16,
     /// Edge features switched off by `feature_exceptions`.
     pub features_off: FeatureSet,
+    /// The matched ESC `redirect`: status and `Location`, answered in `request_filter`.
+    pub redirect: Option<(http::StatusCode, http::HeaderValue)>,
     pub local_answer: Option<LocalAnswer>,
     /// Body that replaces the origin's (custom error, status redirect).
     pub replacement_body: Option<Bytes>,
@@ -50,6 +52,7 @@ impl RequestCtx {
             address: 0,
             sni: 0,
             features_off: FeatureSet::default(),
+            redirect: None,
             local_answer: None,
             replacement_body: None,
             upstream_started: None,

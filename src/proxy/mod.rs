@@ -68,14 +68,14 @@ impl ProxyHttp for EscProxy {
         RequestCtx::new(self.shared.load_full())
     }
 
-    async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
+    /// Routes and decides before pingora's downstream modules run, so the compression module
+    /// sees the request with its level already chosen.
+    async fn early_request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<()> {
         let snapshot = ctx.snapshot.clone();
         let request = session.req_header();
         let Some(zone_index) = snapshot.config.zone_index.lookup(view::request_host(request))
         else {
-            ctx.local_answer = Some(LocalAnswer::UnknownHost);
-            respond::unknown_host(session).await?;
-            return Ok(true);
+            return Ok(());
         };
         let zone = &snapshot.config.zones[zone_index as usize];
         ctx.zone = Some(zone_index);
@@ -86,7 +86,6 @@ impl ProxyHttp for EscProxy {
             &request.headers,
         );
         ctx.decision = Some(decision);
-        let mut redirect = None;
         if decision.esc_applied() && !zone.esc.is_empty() {
             let view = view::request_view(request, client_ip(session), false);
             ctx.matched = esc::apply::match_entries(&zone.esc, &view);
@@ -94,17 +93,9 @@ impl ProxyHttp for EscProxy {
             ctx.address = plan.address;
             ctx.sni = plan.sni;
             ctx.features_off = plan.features_off;
-            redirect = plan
+            ctx.redirect = plan
                 .redirect
                 .map(|r| (r.status, r.location_for(request.uri.query())));
-        }
-        let debug = zone
-            .debug_header
-            .then(|| respond::debug_header_value(ctx.decision));
-        if let Some((status, location)) = redirect {
-            ctx.local_answer = Some(LocalAnswer::Redirect);
-            respond::redirect(session, status, location, debug).await?;
-            return Ok(true);
         }
         if zone.compression && !ctx.features_off.contains(esc::FeatureSet::COMPRESSION) {
             if let Some(compression) = session
@@ -113,6 +104,24 @@ impl ProxyHttp for EscProxy {
             {
                 compression.adjust_level(COMPRESSION_LEVEL);
             }
+        }
+        Ok(())
+    }
+
+    /// Answers what must not reach the origin: unknown hosts and ESC redirects.
+    async fn request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<bool> {
+        let Some(zone) = ctx.zone_config() else {
+            ctx.local_answer = Some(LocalAnswer::UnknownHost);
+            respond::unknown_host(session).await?;
+            return Ok(true);
+        };
+        let debug = zone
+            .debug_header
+            .then(|| respond::debug_header_value(ctx.decision));
+        if let Some((status, location)) = ctx.redirect.take() {
+            ctx.local_answer = Some(LocalAnswer::Redirect);
+            respond::redirect(session, status, location, debug).await?;
+            return Ok(true);
         }
         Ok(false)
     }
