@@ -66,6 +66,7 @@ impl Echo {
 pub struct TestOrigin {
     pub addr: SocketAddr,
     connections: Arc<AtomicUsize>,
+    requests: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
     accept_thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -114,16 +115,23 @@ impl TestOrigin {
         listener.set_nonblocking(true).unwrap();
         let addr = listener.local_addr().unwrap();
         let connections = Arc::new(AtomicUsize::new(0));
+        let requests = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicBool::new(false));
         let accept_thread = {
-            let (connections, stop) = (connections.clone(), stop.clone());
+            let (connections, requests, stop) =
+                (connections.clone(), requests.clone(), stop.clone());
             std::thread::spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
                     match listener.accept() {
                         Ok((stream, _)) => {
                             let number = connections.fetch_add(1, Ordering::SeqCst) as u64 + 1;
-                            let (stop, tls) = (stop.clone(), tls.clone());
-                            std::thread::spawn(move || serve(stream, number, tls, stop));
+                            let counters = Counters {
+                                connection: number,
+                                requests: requests.clone(),
+                                stop: stop.clone(),
+                            };
+                            let tls = tls.clone();
+                            std::thread::spawn(move || serve(stream, tls, counters));
                         }
                         Err(_) => std::thread::sleep(Duration::from_millis(5)),
                     }
@@ -133,6 +141,7 @@ impl TestOrigin {
         TestOrigin {
             addr,
             connections,
+            requests,
             stop,
             accept_thread: Some(accept_thread),
         }
@@ -141,6 +150,11 @@ impl TestOrigin {
     /// Connections accepted so far.
     pub fn connections(&self) -> usize {
         self.connections.load(Ordering::SeqCst)
+    }
+
+    /// Requests received so far (counted once the head is read, before any `/slow/` wait).
+    pub fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
     }
 }
 
@@ -153,12 +167,20 @@ impl Drop for TestOrigin {
     }
 }
 
-fn serve(stream: TcpStream, number: u64, tls: Option<Arc<rustls::ServerConfig>>, stop: Arc<AtomicBool>) {
+/// Per-connection view of the origin's shared state.
+struct Counters {
+    connection: u64,
+    requests: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+}
+
+fn serve(stream: TcpStream, tls: Option<Arc<rustls::ServerConfig>>, counters: Counters) {
+    let stop = counters.stop.clone();
     stream.set_nonblocking(false).unwrap();
     // Short reads so idle keep-alive connections notice `stop`.
     stream.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
     match tls {
-        None => serve_http(stream, number, None, &stop),
+        None => serve_http(stream, None, &counters),
         Some(config) => {
             let Ok(connection) = rustls::ServerConnection::new(config) else {
                 return;
@@ -176,7 +198,7 @@ fn serve(stream: TcpStream, number: u64, tls: Option<Arc<rustls::ServerConfig>>,
                 }
             }
             let sni = tls_stream.conn.server_name().map(str::to_string);
-            serve_http(tls_stream, number, sni, &stop)
+            serve_http(tls_stream, sni, &counters)
         }
     }
 }
@@ -206,7 +228,8 @@ fn read_line(reader: &mut impl BufRead, stop: &AtomicBool) -> Option<String> {
     }
 }
 
-fn serve_http<S: Read + Write>(stream: S, number: u64, sni: Option<String>, stop: &AtomicBool) {
+fn serve_http<S: Read + Write>(stream: S, sni: Option<String>, counters: &Counters) {
+    let stop = &*counters.stop;
     let mut reader = BufReader::new(stream);
     loop {
         let Some(request_line) = read_line(&mut reader, stop) else {
@@ -243,6 +266,7 @@ fn serve_http<S: Read + Write>(stream: S, number: u64, sni: Option<String>, stop
                 Err(_) => return,
             }
         }
+        counters.requests.fetch_add(1, Ordering::SeqCst);
         let path = uri.split('?').next().unwrap_or("");
         if let Some(ms) = path.strip_prefix("/slow/").and_then(|ms| ms.parse::<u64>().ok()) {
             std::thread::sleep(Duration::from_millis(ms));
@@ -259,7 +283,7 @@ fn serve_http<S: Read + Write>(stream: S, number: u64, sni: Option<String>, stop
                     "headers": headers.iter().map(|(n, v)| json!([n, v])).collect::<Vec<_>>(),
                     "body": String::from_utf8_lossy(&body),
                     "sni": sni,
-                    "connection": number,
+                    "connection": counters.connection,
                 });
                 (200, "application/json", serde_json::to_vec(&document).unwrap())
             }
