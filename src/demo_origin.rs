@@ -26,7 +26,9 @@ pub fn service(listen: std::net::SocketAddr) -> Service<DemoOrigin> {
 /// Status asked for by a `/status/NNN` path.
 fn requested_status(path: &str) -> Option<http::StatusCode> {
     let code = path.strip_prefix("/status/")?.parse::<u16>().ok()?;
-    http::StatusCode::from_u16(code).ok().filter(|s| s.as_u16() >= 200)
+    http::StatusCode::from_u16(code)
+        .ok()
+        .filter(|s| s.as_u16() >= 200)
 }
 
 #[async_trait]

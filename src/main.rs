@@ -8,7 +8,11 @@ use clap::{Parser, Subcommand};
 use sha2::{Digest, Sha256};
 
 #[derive(Parser)]
-#[command(name = "escgate", version, about = "Edge reverse proxy with ESC customizations")]
+#[command(
+    name = "escgate",
+    version,
+    about = "Edge reverse proxy with ESC customizations"
+)]
 struct Cli {
     /// Config file (TOML).
     #[arg(long, default_value = escgate::config::DEFAULT_CONFIG_PATH)]

@@ -28,7 +28,10 @@ fn shipped_configs_validate() {
             checked += 1;
         }
     }
-    assert!(checked >= 2, "config/escgate.toml and config/minimal.toml at least");
+    assert!(
+        checked >= 2,
+        "config/escgate.toml and config/minimal.toml at least"
+    );
     assert!(escgate(&["--validate"]).status.success(), "default path");
 }
 
@@ -78,7 +81,10 @@ origin = "nowhere"
         "zones[1].account_id: no [[accounts]] entry has id",
         "zones[1].origin: host:port expected, got \"nowhere\"",
     ] {
-        assert!(stderr.contains(expected), "missing {expected:?} in:\n{stderr}");
+        assert!(
+            stderr.contains(expected),
+            "missing {expected:?} in:\n{stderr}"
+        );
     }
     std::fs::write(&path, "[server]\nlisten = \"127.0.0.1:1\"\nbogus = 1\n").unwrap();
     let output = escgate(&["--config", path.to_str().unwrap(), "--validate"]);
@@ -95,7 +101,12 @@ fn hash_secret_prints_the_sha256_of_stdin() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"demo-key\n").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"demo-key\n")
+        .unwrap();
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());
     assert_eq!(

@@ -19,14 +19,22 @@ when = 'starts_with(http.request.uri.path, "/api/")'
 request_headers = { set = { "x-a" = "api" } }
 "#,
     );
-    let headers = [("host", "example.com"), ("x-drop", "1"), ("x-multi", "client")];
+    let headers = [
+        ("host", "example.com"),
+        ("x-drop", "1"),
+        ("x-multi", "client"),
+    ];
     let echo = request(escgate.addr, "GET", "/api/items", &headers, b"").echo();
     assert_eq!(echo.header("x-a"), Some("api"), "a later set wins");
     assert_eq!(echo.header("x-b"), Some("kept"));
     assert_eq!(echo.headers_named("x-multi"), ["client", "added"]);
     assert_eq!(echo.header("x-drop"), None);
     let echo = request(escgate.addr, "GET", "/other", &headers, b"").echo();
-    assert_eq!(echo.header("x-a"), Some("first"), "the /api/ entry does not match");
+    assert_eq!(
+        echo.header("x-a"),
+        Some("first"),
+        "the /api/ entry does not match"
+    );
 }
 
 #[test]
@@ -60,9 +68,18 @@ when = 'starts_with(http.request.uri.path, "/api/")'
 rewrite_uri = { path_regex = "^/api/(.*)$", path_replace = "/v2/$1" }
 "#,
     );
-    assert_eq!(get(escgate.addr, "example.com", "/fixed?z=9").echo().uri, "/v2/items?a=1");
-    assert_eq!(get(escgate.addr, "example.com", "/api/x/y?q=1").echo().uri, "/v2/x/y?q=1");
-    assert_eq!(get(escgate.addr, "example.com", "/plain?q=1").echo().uri, "/plain?q=1");
+    assert_eq!(
+        get(escgate.addr, "example.com", "/fixed?z=9").echo().uri,
+        "/v2/items?a=1"
+    );
+    assert_eq!(
+        get(escgate.addr, "example.com", "/api/x/y?q=1").echo().uri,
+        "/v2/x/y?q=1"
+    );
+    assert_eq!(
+        get(escgate.addr, "example.com", "/plain?q=1").echo().uri,
+        "/plain?q=1"
+    );
 }
 
 #[test]
@@ -84,13 +101,23 @@ redirect = { to = "/elsewhere" }
     );
     let response = get(escgate.addr, "example.com", "/old?q=1");
     assert_eq!(response.status, 301);
-    assert_eq!(response.header("location"), Some("https://www.example.com/new?q=1"));
+    assert_eq!(
+        response.header("location"),
+        Some("https://www.example.com/new?q=1")
+    );
     let response = get(escgate.addr, "example.com", "/odd?q=2");
     assert_eq!(response.status, 308);
-    assert_eq!(response.header("location"), Some("https://www.example.com/other?x=1&q=2"));
+    assert_eq!(
+        response.header("location"),
+        Some("https://www.example.com/other?x=1&q=2")
+    );
     let response = get(escgate.addr, "example.com", "/plain?q=3");
     assert_eq!(response.status, 302, "default status");
-    assert_eq!(response.header("location"), Some("/elsewhere"), "query not preserved");
+    assert_eq!(
+        response.header("location"),
+        Some("/elsewhere"),
+        "query not preserved"
+    );
     assert_eq!(origin.connections(), 0, "redirects never reach the origin");
 }
 
@@ -111,7 +138,11 @@ resolve_override = "{}"
     );
     assert_eq!(get(escgate.addr, "example.com", "/legacy/a").status, 200);
     assert_eq!(get(escgate.addr, "example.com", "/legacy/b").status, 200);
-    assert_eq!(other_origin.connections(), 1, "override origin, one reused connection");
+    assert_eq!(
+        other_origin.connections(),
+        1,
+        "override origin, one reused connection"
+    );
     assert_eq!(main_origin.connections(), 0);
     assert_eq!(get(escgate.addr, "example.com", "/new").status, 200);
     assert_eq!(main_origin.connections(), 1);
@@ -199,9 +230,15 @@ custom_error = { status = [500, 502, 503, 504], content_type = "text/html", body
     assert_eq!(response.header("content-type"), Some("text/html"));
     assert_eq!(response.text(), "<h1>Sorry</h1>");
     let response = get(escgate.addr, "example.com", "/status/418");
-    assert_eq!((response.status, response.text().as_str()), (418, "origin 418"));
+    assert_eq!(
+        (response.status, response.text().as_str()),
+        (418, "origin 418")
+    );
     let response = get(escgate.addr, "example.com", "/after");
-    assert_eq!(response.status, 200, "the origin connection survived the replaced body");
+    assert_eq!(
+        response.status, 200,
+        "the origin connection survived the replaced body"
+    );
 
     let down = Escgate::with_zone(common::free_addr(), custom);
     let response = get(down.addr, "example.com", "/");
@@ -222,7 +259,10 @@ status_redirect = { status = [404], to = "https://www.example.com/not-found", co
     );
     let response = get(escgate.addr, "example.com", "/status/404");
     assert_eq!(response.status, 302);
-    assert_eq!(response.header("location"), Some("https://www.example.com/not-found"));
+    assert_eq!(
+        response.header("location"),
+        Some("https://www.example.com/not-found")
+    );
     assert_eq!(response.body, b"");
     assert_eq!(response.header("escgate-esc"), Some("applied"));
     assert_eq!(get(escgate.addr, "example.com", "/status/200").status, 200);

@@ -34,11 +34,18 @@ fn rewrite(escgate: &Escgate, from: &str, to: &str) {
 fn valid_reload_swaps_in_and_requests_in_flight_finish_on_the_old_config() {
     let origin = TestOrigin::start();
     let escgate = Escgate::start(&tagged_zone(origin.addr, "one"));
-    assert_eq!(get(escgate.addr, "example.com", "/").echo().header("x-config"), Some("one"));
+    assert_eq!(
+        get(escgate.addr, "example.com", "/")
+            .echo()
+            .header("x-config"),
+        Some("one")
+    );
 
     let addr = escgate.addr;
     let slow = std::thread::spawn(move || get(addr, "example.com", "/slow/700"));
-    eventually("the slow request to reach the origin", || origin.requests() >= 2);
+    eventually("the slow request to reach the origin", || {
+        origin.requests() >= 2
+    });
     rewrite(&escgate, "\"one\"", "\"two\"");
     escgate::config::reload(&escgate.shared, &escgate.config_path).expect("valid reload");
 
@@ -46,16 +53,24 @@ fn valid_reload_swaps_in_and_requests_in_flight_finish_on_the_old_config() {
     assert_eq!(fresh.echo().header("x-config"), Some("two"));
     assert_eq!(fresh.header("x-config"), Some("two"));
     let in_flight = slow.join().unwrap();
-    assert_eq!(in_flight.header("x-config"), Some("one"), "old snapshot to the end");
+    assert_eq!(
+        in_flight.header("x-config"),
+        Some("one"),
+        "old snapshot to the end"
+    );
 }
 
 #[test]
 fn invalid_reload_is_rejected_and_the_old_config_keeps_serving() {
     let origin = TestOrigin::start();
     let escgate = Escgate::start(&tagged_zone(origin.addr, "one"));
-    rewrite(&escgate, "[[zones.esc]]", "[[zones.esc]]\nredirect = { to = \"/x\", status = 300 }");
-    let errors = escgate::config::reload(&escgate.shared, &escgate.config_path)
-        .expect_err("invalid file");
+    rewrite(
+        &escgate,
+        "[[zones.esc]]",
+        "[[zones.esc]]\nredirect = { to = \"/x\", status = 300 }",
+    );
+    let errors =
+        escgate::config::reload(&escgate.shared, &escgate.config_path).expect_err("invalid file");
     assert_eq!(
         errors.0,
         ["zones[0].esc[0].redirect.status: 301 or 302 or 303 or 307 or 308 expected, got 300"]
@@ -110,17 +125,29 @@ fn sighup_reloads_the_binary_and_keeps_serving_on_a_bad_file() {
         .expect("start escgate");
     let binary = Binary(child);
     common::wait_listening(listen);
-    let version = || get(listen, "example.com", "/").header("x-config").map(str::to_string);
+    let version = || {
+        get(listen, "example.com", "/")
+            .header("x-config")
+            .map(str::to_string)
+    };
     assert_eq!(version().as_deref(), Some("one"));
 
     std::fs::write(&path, text.replace("\"one\"", "\"two\"")).unwrap();
     signal(&binary.0, "HUP");
     eventually("SIGHUP reload", || version().as_deref() == Some("two"));
 
-    std::fs::write(&path, text.replace("name = \"example.com\"", "name = \"bad name\"")).unwrap();
+    std::fs::write(
+        &path,
+        text.replace("name = \"example.com\"", "name = \"bad name\""),
+    )
+    .unwrap();
     signal(&binary.0, "HUP");
     std::thread::sleep(Duration::from_millis(300));
-    assert_eq!(version().as_deref(), Some("two"), "bad file ignored, still serving");
+    assert_eq!(
+        version().as_deref(),
+        Some("two"),
+        "bad file ignored, still serving"
+    );
     drop(binary);
     let _ = std::fs::remove_dir_all(dir);
 }

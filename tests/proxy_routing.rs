@@ -57,10 +57,17 @@ fn forwarding_headers_and_body_reach_the_origin() {
     assert_eq!(echo.uri, "/form?x=1");
     assert_eq!(echo.body, "hello");
     assert_eq!(echo.header("host"), Some("www.example.com"));
-    assert_eq!(echo.header("x-forwarded-for"), Some("203.0.113.9, 127.0.0.1"));
+    assert_eq!(
+        echo.header("x-forwarded-for"),
+        Some("203.0.113.9, 127.0.0.1")
+    );
     assert_eq!(echo.header("x-forwarded-proto"), Some("http"));
     assert_eq!(echo.header("via"), Some("1.1 escgate"));
-    assert_eq!(echo.header("cookie"), Some("session=abc"), "secret never forwarded");
+    assert_eq!(
+        echo.header("cookie"),
+        Some("session=abc"),
+        "secret never forwarded"
+    );
 }
 
 #[test]

@@ -13,8 +13,8 @@ use super::file::*;
 use super::upstream::{OriginSettings, UpstreamTable};
 use super::*;
 use crate::esc::{
-    Action, CustomError, EscEntry, FeatureSet, HeaderEdits, PathRewrite, Redirect,
-    StatusRedirect, UriRewrite, MAX_ENTRIES_PER_ZONE,
+    Action, CustomError, EscEntry, FeatureSet, HeaderEdits, PathRewrite, Redirect, StatusRedirect,
+    UriRewrite, MAX_ENTRIES_PER_ZONE,
 };
 use crate::rules::{Filter, Limits};
 use crate::zones::ZoneIndex;
@@ -51,7 +51,10 @@ pub fn compile(file: FileConfig) -> Result<Config, ConfigErrors> {
         let path = format!("zones[{index}]");
         if let Some(compiled) = compile_zone(zone, &path, &account_ids, &mut problems) {
             if !zone_ids.insert(compiled.id.clone()) {
-                problems.add(format!("{path}.id"), format!("duplicate zone id {}", compiled.id));
+                problems.add(
+                    format!("{path}.id"),
+                    format!("duplicate zone id {}", compiled.id),
+                );
             }
             if !zone_names.insert(compiled.name.clone()) {
                 problems.add(
@@ -94,7 +97,10 @@ fn compile_server(server: &ServerFile, problems: &mut Problems) -> ServerConfig 
         .and_then(|a| socket_addr(a, "server.admin_listen", problems));
     let threads = server.threads.unwrap_or(DEFAULT_THREADS);
     if threads == 0 || threads > 1024 {
-        problems.add("server.threads", format!("1 to 1024 expected, got {threads}"));
+        problems.add(
+            "server.threads",
+            format!("1 to 1024 expected, got {threads}"),
+        );
     }
     let pool = server
         .upstream_keepalive_pool_size
@@ -192,7 +198,10 @@ fn compile_zone(
     if zone.esc.len() > MAX_ENTRIES_PER_ZONE {
         problems.add(
             format!("{path}.esc"),
-            format!("at most {MAX_ENTRIES_PER_ZONE} entries, got {}", zone.esc.len()),
+            format!(
+                "at most {MAX_ENTRIES_PER_ZONE} entries, got {}",
+                zone.esc.len()
+            ),
         );
     }
     // Index 0 of both lists is the zone's own origin and SNI.
@@ -291,7 +300,10 @@ fn compile_entry(
         if !ctx.origin_tls {
             problems.add(format!("{path}.sni"), "needs origin_tls = true on the zone");
         } else if !is_host_name(&sni) {
-            problems.add(format!("{path}.sni"), format!("a host name expected, got {sni:?}"));
+            problems.add(
+                format!("{path}.sni"),
+                format!("a host name expected, got {sni:?}"),
+            );
         } else {
             actions.push(Action::Sni(index_of(snis, sni)));
         }
@@ -374,16 +386,17 @@ fn index_of<T: PartialEq>(list: &mut Vec<T>, item: T) -> u16 {
 }
 
 fn header_edits(edits: &HeaderEditsFile, path: &str, problems: &mut Problems) -> HeaderEdits {
-    let pairs = |map: &std::collections::BTreeMap<String, String>, key: &str, problems: &mut Problems| {
-        map.iter()
-            .filter_map(|(name, value)| {
-                let name_path = format!("{path}.{key}.{name:?}");
-                let name = header_name(name, &name_path, problems)?;
-                let value = header_value(value, &name_path, problems)?;
-                Some((name, value))
-            })
-            .collect::<Vec<_>>()
-    };
+    let pairs =
+        |map: &std::collections::BTreeMap<String, String>, key: &str, problems: &mut Problems| {
+            map.iter()
+                .filter_map(|(name, value)| {
+                    let name_path = format!("{path}.{key}.{name:?}");
+                    let name = header_name(name, &name_path, problems)?;
+                    let value = header_value(value, &name_path, problems)?;
+                    Some((name, value))
+                })
+                .collect::<Vec<_>>()
+        };
     HeaderEdits {
         set: pairs(&edits.set, "set", problems),
         add: pairs(&edits.add, "add", problems),
@@ -404,7 +417,12 @@ fn header_name(name: &str, path: &str, problems: &mut Problems) -> Option<Header
 
 fn header_value(value: &str, path: &str, problems: &mut Problems) -> Option<HeaderValue> {
     HeaderValue::from_str(value)
-        .map_err(|_| problems.add(path, format!("a printable header value expected, got {value:?}")))
+        .map_err(|_| {
+            problems.add(
+                path,
+                format!("a printable header value expected, got {value:?}"),
+            )
+        })
         .ok()
 }
 
@@ -412,7 +430,10 @@ fn uri_rewrite(file: &RewriteUriFile, path: &str, problems: &mut Problems) -> Op
     let path_rewrite = match (&file.path, &file.path_regex, &file.path_replace) {
         (Some(fixed), None, None) => {
             if !fixed.starts_with('/') {
-                problems.add(format!("{path}.path"), format!("must start with /, got {fixed:?}"));
+                problems.add(
+                    format!("{path}.path"),
+                    format!("must start with /, got {fixed:?}"),
+                );
                 return None;
             }
             Some(PathRewrite::Fixed(fixed.clone()))
@@ -434,7 +455,10 @@ fn uri_rewrite(file: &RewriteUriFile, path: &str, problems: &mut Problems) -> Op
         }
         (None, None, None) => None,
         _ => {
-            problems.add(path, "either path, or path_regex with path_replace, expected");
+            problems.add(
+                path,
+                "either path, or path_regex with path_replace, expected",
+            );
             return None;
         }
     };
@@ -465,14 +489,21 @@ fn redirect_target(to: &str, path: String, problems: &mut Problems) -> Option<He
         Err(_) => false,
     };
     if !valid {
-        problems.add(path, format!("an absolute URL or a path expected, got {to:?}"));
+        problems.add(
+            path,
+            format!("an absolute URL or a path expected, got {to:?}"),
+        );
         return None;
     }
     HeaderValue::from_str(to).ok()
 }
 
 fn compile_redirect(file: &RedirectFile, path: &str, problems: &mut Problems) -> Option<Redirect> {
-    let status = redirect_code(file.status.unwrap_or(302), format!("{path}.status"), problems);
+    let status = redirect_code(
+        file.status.unwrap_or(302),
+        format!("{path}.status"),
+        problems,
+    );
     let location = redirect_target(&file.to, format!("{path}.to"), problems);
     Some(Redirect {
         status: status?,
@@ -497,7 +528,11 @@ fn status_list(
         if !range.contains(status) {
             problems.add(
                 format!("{path}[{i}]"),
-                format!("{} to {} expected, got {status}", range.start(), range.end()),
+                format!(
+                    "{} to {} expected, got {status}",
+                    range.start(),
+                    range.end()
+                ),
             );
             valid = false;
         }
@@ -505,10 +540,16 @@ fn status_list(
     valid
 }
 
-fn custom_error(file: &CustomErrorFile, path: &str, problems: &mut Problems) -> Option<CustomError> {
+fn custom_error(
+    file: &CustomErrorFile,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<CustomError> {
     let statuses_ok = status_list(&file.status, 400..=599, &format!("{path}.status"), problems);
     let content_type = header_value(
-        file.content_type.as_deref().unwrap_or("text/plain; charset=utf-8"),
+        file.content_type
+            .as_deref()
+            .unwrap_or("text/plain; charset=utf-8"),
         &format!("{path}.content_type"),
         problems,
     );
@@ -541,18 +582,29 @@ fn check_credentials(file: &FileConfig, problems: &mut Problems) {
         if key.email.trim().is_empty() {
             problems.add(format!("api_keys[{i}].email"), "must not be empty");
         }
-        check_sha256(&key.key_sha256, format!("api_keys[{i}].key_sha256"), problems);
+        check_sha256(
+            &key.key_sha256,
+            format!("api_keys[{i}].key_sha256"),
+            problems,
+        );
         check_scope(&key.accounts, &format!("api_keys[{i}].accounts"), problems);
     }
     for (i, token) in file.api_tokens.iter().enumerate() {
         check_id(&token.id, format!("api_tokens[{i}].id"), problems);
-        check_sha256(&token.token_sha256, format!("api_tokens[{i}].token_sha256"), problems);
+        check_sha256(
+            &token.token_sha256,
+            format!("api_tokens[{i}].token_sha256"),
+            problems,
+        );
         if token.permissions.is_empty() {
             problems.add(format!("api_tokens[{i}].permissions"), "must not be empty");
         }
         for (j, permission) in token.permissions.iter().enumerate() {
             if permission.trim().is_empty() {
-                problems.add(format!("api_tokens[{i}].permissions[{j}]"), "must not be empty");
+                problems.add(
+                    format!("api_tokens[{i}].permissions[{j}]"),
+                    "must not be empty",
+                );
             }
         }
         if token.zones.is_empty() && token.accounts.is_empty() {
@@ -562,7 +614,11 @@ fn check_credentials(file: &FileConfig, problems: &mut Problems) {
             check_id(zone, format!("api_tokens[{i}].zones[{j}]"), problems);
         }
         if !token.accounts.is_empty() {
-            check_scope(&token.accounts, &format!("api_tokens[{i}].accounts"), problems);
+            check_scope(
+                &token.accounts,
+                &format!("api_tokens[{i}].accounts"),
+                problems,
+            );
         }
     }
 }
@@ -584,7 +640,10 @@ fn is_lower_hex(text: &str, len: usize) -> bool {
 
 fn check_id(id: &str, path: String, problems: &mut Problems) {
     if !is_lower_hex(id, 32) {
-        problems.add(path, format!("32 lowercase hex digits expected, got {id:?}"));
+        problems.add(
+            path,
+            format!("32 lowercase hex digits expected, got {id:?}"),
+        );
     }
 }
 
@@ -613,7 +672,9 @@ fn is_host_name(name: &str) -> bool {
 
 fn is_host_with_port(host: &str) -> bool {
     match host.rsplit_once(':') {
-        Some((name, port)) => is_host_name(&name.to_ascii_lowercase()) && port.parse::<u16>().is_ok(),
+        Some((name, port)) => {
+            is_host_name(&name.to_ascii_lowercase()) && port.parse::<u16>().is_ok()
+        }
         None => false,
     }
 }

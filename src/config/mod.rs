@@ -162,3 +162,6 @@ pub fn load_str(text: &str) -> Result<Config, ConfigErrors> {
         toml::from_str(text).map_err(|e| ConfigErrors(vec![e.to_string().trim().to_string()]))?;
     compile::compile(file)
 }
+
+#[cfg(test)]
+mod tests;

@@ -168,6 +168,9 @@ mod tests {
         assert_eq!(plan.address, 2);
         assert_eq!(plan.redirect.unwrap().to, "/a");
         let plan = plan_request(&entries, 0b10);
-        assert_eq!(plan.redirect.unwrap().location_for(Some("q=2")), "/b?x=1&q=2");
+        assert_eq!(
+            plan.redirect.unwrap().location_for(Some("q=2")),
+            "/b?x=1&q=2"
+        );
     }
 }

@@ -11,7 +11,11 @@ const VIA_VALUE: &str = "1.1 escgate";
 
 /// Appends the client to `X-Forwarded-For`, sets `X-Forwarded-Proto` (this listener's scheme,
 /// replacing anything the client sent) and appends to `Via`.
-pub fn add_forwarding_headers(request: &mut RequestHeader, client_ip: Option<std::net::IpAddr>, tls: bool) {
+pub fn add_forwarding_headers(
+    request: &mut RequestHeader,
+    client_ip: Option<std::net::IpAddr>,
+    tls: bool,
+) {
     if let Some(ip) = client_ip {
         let forwarded_for = match request.headers.get("x-forwarded-for").map(|v| v.to_str()) {
             Some(Ok(previous)) if !previous.is_empty() => format!("{previous}, {ip}"),
@@ -62,7 +66,9 @@ pub fn strip_disable_esc_cookie(request: &mut RequestHeader) {
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|window| window == needle)
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
 }
 
 #[cfg(test)]
@@ -72,7 +78,9 @@ mod tests {
     #[test]
     fn disable_esc_cookie_is_removed_and_others_kept() {
         let mut request = RequestHeader::build("GET", b"/", None).unwrap();
-        request.append_header("cookie", "a=1; disable_esc=s3cr3t; b=2").unwrap();
+        request
+            .append_header("cookie", "a=1; disable_esc=s3cr3t; b=2")
+            .unwrap();
         request.append_header("cookie", "disable_esc=x").unwrap();
         strip_disable_esc_cookie(&mut request);
         let values: Vec<_> = request.headers.get_all("cookie").iter().collect();
@@ -82,7 +90,9 @@ mod tests {
     #[test]
     fn forwarding_headers_append() {
         let mut request = RequestHeader::build("GET", b"/", None).unwrap();
-        request.insert_header("x-forwarded-for", "10.0.0.1").unwrap();
+        request
+            .insert_header("x-forwarded-for", "10.0.0.1")
+            .unwrap();
         request.insert_header("x-forwarded-proto", "https").unwrap();
         add_forwarding_headers(&mut request, Some([127, 0, 0, 1].into()), false);
         assert_eq!(request.headers["x-forwarded-for"], "10.0.0.1, 127.0.0.1");

@@ -70,10 +70,17 @@ impl ProxyHttp for EscProxy {
 
     /// Routes and decides before pingora's downstream modules run, so the compression module
     /// sees the request with its level already chosen.
-    async fn early_request_filter(&self, session: &mut Session, ctx: &mut RequestCtx) -> Result<()> {
+    async fn early_request_filter(
+        &self,
+        session: &mut Session,
+        ctx: &mut RequestCtx,
+    ) -> Result<()> {
         let snapshot = ctx.snapshot.clone();
         let request = session.req_header();
-        let Some(zone_index) = snapshot.config.zone_index.lookup(view::request_host(request))
+        let Some(zone_index) = snapshot
+            .config
+            .zone_index
+            .lookup(view::request_host(request))
         else {
             return Ok(());
         };
@@ -182,7 +189,10 @@ impl ProxyHttp for EscProxy {
             esc::apply_response_headers(&zone.esc, ctx.matched, response);
         }
         if zone.debug_header {
-            response.insert_header(respond::DEBUG_HEADER, respond::debug_header_value(ctx.decision))?;
+            response.insert_header(
+                respond::DEBUG_HEADER,
+                respond::debug_header_value(ctx.decision),
+            )?;
         }
         Ok(())
     }
@@ -200,7 +210,12 @@ impl ProxyHttp for EscProxy {
         Ok(None)
     }
 
-    async fn fail_to_proxy(&self, session: &mut Session, error: &Error, ctx: &mut RequestCtx) -> FailToProxy {
+    async fn fail_to_proxy(
+        &self,
+        session: &mut Session,
+        error: &Error,
+        ctx: &mut RequestCtx,
+    ) -> FailToProxy {
         let code = error_status(error);
         let unreusable = FailToProxy {
             error_code: code,
@@ -210,7 +225,8 @@ impl ProxyHttp for EscProxy {
             return unreusable;
         }
         let zone = ctx.zone_config();
-        let replacement = zone.and_then(|zone| esc::response_replacement(&zone.esc, ctx.matched, code));
+        let replacement =
+            zone.and_then(|zone| esc::response_replacement(&zone.esc, ctx.matched, code));
         let debug = zone
             .filter(|zone| zone.debug_header)
             .map(|_| respond::debug_header_value(ctx.decision));
@@ -239,7 +255,9 @@ impl ProxyHttp for EscProxy {
             .map_or(0, |response| response.status.as_u16());
         let request = session.req_header();
         let zone = ctx.zone_config().map_or("-", |zone| zone.name.as_str());
-        let esc = ctx.decision.map_or("-", |decision| decision.reason.as_str());
+        let esc = ctx
+            .decision
+            .map_or("-", |decision| decision.reason.as_str());
         tracing::info!(
             target: "escgate::access",
             zone,

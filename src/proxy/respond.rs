@@ -41,7 +41,9 @@ pub async fn write_local(
     }
     response.insert_header(CONTENT_LENGTH, body.len().to_string())?;
     let empty = body.is_empty();
-    session.write_response_header(Box::new(response), empty).await?;
+    session
+        .write_response_header(Box::new(response), empty)
+        .await?;
     if !empty {
         session.write_response_body(Some(body), true).await?;
     }
@@ -68,14 +70,31 @@ pub async fn redirect(
     location: http::HeaderValue,
     debug: Option<String>,
 ) -> Result<()> {
-    write_local(session, status, Some((LOCATION, location)), debug, Bytes::new()).await
+    write_local(
+        session,
+        status,
+        Some((LOCATION, location)),
+        debug,
+        Bytes::new(),
+    )
+    .await
 }
 
 /// Rewrites an origin response header into `replacement` (its body replaces the origin's in
 /// `response_body_filter`).
-pub fn replace_response(response: &mut ResponseHeader, replacement: &ResponseReplacement) -> Result<()> {
+pub fn replace_response(
+    response: &mut ResponseHeader,
+    replacement: &ResponseReplacement,
+) -> Result<()> {
     response.set_status(replacement.status)?;
-    for name in ["transfer-encoding", "content-encoding", "etag", "last-modified", "content-type", "location"] {
+    for name in [
+        "transfer-encoding",
+        "content-encoding",
+        "etag",
+        "last-modified",
+        "content-type",
+        "location",
+    ] {
         response.remove_header(name);
     }
     let (name, value) = &replacement.header;

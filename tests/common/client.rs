@@ -73,9 +73,8 @@ pub fn request(
     stream.write_all(body).expect("write body");
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).expect("read response");
-    parse_response(&raw, method == "HEAD").unwrap_or_else(|| {
-        panic!("malformed response: {}", String::from_utf8_lossy(&raw))
-    })
+    parse_response(&raw, method == "HEAD")
+        .unwrap_or_else(|| panic!("malformed response: {}", String::from_utf8_lossy(&raw)))
 }
 
 /// Parses a complete HTTP/1.1 response (content-length, chunked or read-to-close body).

@@ -28,7 +28,10 @@ pub fn free_addr() -> SocketAddr {
 pub fn wait_listening(addr: SocketAddr) {
     let start = Instant::now();
     while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
-        assert!(start.elapsed() < DEADLINE, "{addr} not listening after {DEADLINE:?}");
+        assert!(
+            start.elapsed() < DEADLINE,
+            "{addr} not listening after {DEADLINE:?}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }

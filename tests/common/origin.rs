@@ -30,9 +30,7 @@ impl Echo {
         let headers = value["headers"]
             .as_array()?
             .iter()
-            .filter_map(|pair| {
-                Some((pair[0].as_str()?.to_string(), pair[1].as_str()?.to_string()))
-            })
+            .filter_map(|pair| Some((pair[0].as_str()?.to_string(), pair[1].as_str()?.to_string())))
             .collect();
         Some(Echo {
             method: value["method"].as_str()?.to_string(),
@@ -103,7 +101,9 @@ impl TestOrigin {
             .expect("protocol versions")
             .with_no_client_auth()
             .with_single_cert(
-                vec![rustls::pki_types::CertificateDer::from(identity.cert_der.clone())],
+                vec![rustls::pki_types::CertificateDer::from(
+                    identity.cert_der.clone(),
+                )],
                 rustls::pki_types::PrivateKeyDer::Pkcs8(identity.key_der.clone().into()),
             )
             .expect("server certificate");
@@ -178,7 +178,9 @@ fn serve(stream: TcpStream, tls: Option<Arc<rustls::ServerConfig>>, counters: Co
     let stop = counters.stop.clone();
     stream.set_nonblocking(false).unwrap();
     // Short reads so idle keep-alive connections notice `stop`.
-    stream.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .unwrap();
     match tls {
         None => serve_http(stream, None, &counters),
         Some(config) => {
@@ -216,7 +218,9 @@ fn read_line(reader: &mut impl BufRead, stop: &AtomicBool) -> Option<String> {
     loop {
         match reader.read_until(b'\n', &mut line) {
             Ok(0) => return None,
-            Ok(_) if line.ends_with(b"\n") => return Some(String::from_utf8_lossy(&line).into_owned()),
+            Ok(_) if line.ends_with(b"\n") => {
+                return Some(String::from_utf8_lossy(&line).into_owned())
+            }
             Ok(_) => {}
             Err(e) if is_timeout(&e) => {
                 if stop.load(Ordering::Relaxed) {
@@ -268,7 +272,10 @@ fn serve_http<S: Read + Write>(stream: S, sni: Option<String>, counters: &Counte
         }
         counters.requests.fetch_add(1, Ordering::SeqCst);
         let path = uri.split('?').next().unwrap_or("");
-        if let Some(ms) = path.strip_prefix("/slow/").and_then(|ms| ms.parse::<u64>().ok()) {
+        if let Some(ms) = path
+            .strip_prefix("/slow/")
+            .and_then(|ms| ms.parse::<u64>().ok())
+        {
             std::thread::sleep(Duration::from_millis(ms));
         }
         let (status, content_type, answer) = match path
@@ -285,7 +292,11 @@ fn serve_http<S: Read + Write>(stream: S, sni: Option<String>, counters: &Counte
                     "sni": sni,
                     "connection": counters.connection,
                 });
-                (200, "application/json", serde_json::to_vec(&document).unwrap())
+                (
+                    200,
+                    "application/json",
+                    serde_json::to_vec(&document).unwrap(),
+                )
             }
         };
         let head = format!(
