@@ -19,7 +19,10 @@ fn lookup(c: &mut Criterion) {
         let cases = [
             ("exact", last.clone()),
             ("subdomain", format!("www.{last}")),
-            ("mixed_case_port", format!("WWW.{}:8080", last.to_uppercase())),
+            (
+                "mixed_case_port",
+                format!("WWW.{}:8080", last.to_uppercase()),
+            ),
             ("miss_deep", "a.b.c.d.unknown.invalid".to_string()),
         ];
         for (case, host) in cases {

@@ -234,6 +234,19 @@ custom_error = { status = [500, 502, 503, 504], content_type = "text/html", body
         (response.status, response.text().as_str()),
         (418, "origin 418")
     );
+    let response = get(escgate.addr, "example.com", "/empty/500");
+    assert_eq!(
+        (response.status, response.text().as_str()),
+        (500, "<h1>Sorry</h1>")
+    );
+    let response = request(
+        escgate.addr,
+        "HEAD",
+        "/status/503",
+        &[("host", "example.com")],
+        b"",
+    );
+    assert_eq!(response.status, 503);
     let response = get(escgate.addr, "example.com", "/after");
     assert_eq!(
         response.status, 200,

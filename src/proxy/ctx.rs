@@ -37,6 +37,8 @@ pub struct RequestCtx {
     pub local_answer: Option<LocalAnswer>,
     /// Body that replaces the origin's (custom error, status redirect).
     pub replacement_body: Option<Bytes>,
+    /// A bodiless origin error is being replaced through `fail_to_proxy` (not a real failure).
+    pub replaced_by_error: bool,
     pub upstream_started: Option<Instant>,
     pub upstream_time: Option<Duration>,
 }
@@ -55,6 +57,7 @@ impl RequestCtx {
             redirect: None,
             local_answer: None,
             replacement_body: None,
+            replaced_by_error: false,
             upstream_started: None,
             upstream_time: None,
         }

@@ -172,7 +172,7 @@ impl ProxyHttp for EscProxy {
 
     async fn response_filter(
         &self,
-        _session: &mut Session,
+        session: &mut Session,
         response: &mut ResponseHeader,
         ctx: &mut RequestCtx,
     ) -> Result<()> {
@@ -183,6 +183,16 @@ impl ProxyHttp for EscProxy {
         if ctx.matched != 0 {
             let status = response.status.as_u16();
             if let Some(replacement) = esc::response_replacement(&zone.esc, ctx.matched, status) {
+                let head = session.req_header().method == http::Method::HEAD;
+                if respond::declares_no_body(response) && !replacement.body.is_empty() && !head {
+                    // Pingora sends no body after a header that ends the stream, so let
+                    // `fail_to_proxy` write the whole replacement instead.
+                    ctx.replaced_by_error = true;
+                    return Err(Error::explain(
+                        ErrorType::HTTPStatus(status),
+                        "origin error without body, replaced by custom_error",
+                    ));
+                }
                 respond::replace_response(response, &replacement)?;
                 ctx.replacement_body = Some(replacement.body);
             }
@@ -247,6 +257,10 @@ impl ProxyHttp for EscProxy {
             tracing::debug!(error = %e, "could not send the error response");
         }
         unreusable
+    }
+
+    fn suppress_error_log(&self, _session: &Session, ctx: &RequestCtx, _error: &Error) -> bool {
+        ctx.replaced_by_error
     }
 
     async fn logging(&self, session: &mut Session, error: Option<&Error>, ctx: &mut RequestCtx) {

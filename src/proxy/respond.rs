@@ -80,6 +80,14 @@ pub async fn redirect(
     .await
 }
 
+/// The origin response says it has no body (`Content-Length: 0`).
+pub fn declares_no_body(response: &ResponseHeader) -> bool {
+    response
+        .headers
+        .get(CONTENT_LENGTH)
+        .is_some_and(|length| length.as_bytes() == b"0")
+}
+
 /// Rewrites an origin response header into `replacement` (its body replaces the origin's in
 /// `response_body_filter`).
 pub fn replace_response(

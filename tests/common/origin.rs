@@ -1,7 +1,7 @@
 //! A test origin on an ephemeral loopback port, thread per connection, HTTP/1.1 keep-alive.
 //! It answers with a JSON echo of what it received (method, URI, headers in order, body, TLS
-//! SNI, connection number). `/status/NNN` answers NNN with body `origin NNN`; `/slow/MS` waits
-//! MS milliseconds first.
+//! SNI, connection number). `/status/NNN` answers NNN with body `origin NNN`, `/empty/NNN`
+//! answers NNN with an empty body; `/slow/MS` waits MS milliseconds first.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -278,12 +278,11 @@ fn serve_http<S: Read + Write>(stream: S, sni: Option<String>, counters: &Counte
         {
             std::thread::sleep(Duration::from_millis(ms));
         }
-        let (status, content_type, answer) = match path
-            .strip_prefix("/status/")
-            .and_then(|code| code.parse::<u16>().ok())
-        {
-            Some(code) => (code, "text/plain", format!("origin {code}").into_bytes()),
-            None => {
+        let status_of = |prefix: &str| path.strip_prefix(prefix)?.parse::<u16>().ok();
+        let (status, content_type, answer) = match (status_of("/status/"), status_of("/empty/")) {
+            (Some(code), _) => (code, "text/plain", format!("origin {code}").into_bytes()),
+            (None, Some(code)) => (code, "text/plain", Vec::new()),
+            (None, None) => {
                 let document = json!({
                     "method": method,
                     "uri": uri,
