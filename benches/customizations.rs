@@ -98,6 +98,19 @@ fn phases(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+    // Per entry, to see which action dominates.
+    for (label, mask) in [("entry0_headers", 0b0001u64), ("entry1_api", 0b0010)] {
+        group.bench_function(format!("upstream_request_{label}"), |b| {
+            b.iter_batched(
+                || request.clone(),
+                |mut upstream| {
+                    esc::apply_upstream_request(&zone.esc, mask, &mut upstream);
+                    upstream
+                },
+                BatchSize::SmallInput,
+            )
+        });
+    }
     group.bench_function("response_clone_only", |b| {
         b.iter_batched(|| response.clone(), black_box, BatchSize::SmallInput)
     });
