@@ -9,7 +9,9 @@
 #![forbid(unsafe_code)]
 
 pub mod admin;
+pub mod app;
 pub mod config;
+pub mod demo_origin;
 pub mod esc;
 pub mod proxy;
 pub mod rules;

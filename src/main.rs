@@ -1,3 +1,76 @@
-fn main() -> anyhow::Result<()> {
-    Ok(())
+//! The `escgate` command: run the proxy, validate a config, or hash an admin secret.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use sha2::{Digest, Sha256};
+
+#[derive(Parser)]
+#[command(
+    name = "escgate",
+    version,
+    about = "Edge reverse proxy with ESC customizations"
+)]
+struct Cli {
+    /// Config file (TOML).
+    #[arg(long, default_value = escgate::config::DEFAULT_CONFIG_PATH)]
+    config: PathBuf,
+    /// Check the config file and exit: 0 when valid, else every error and 1.
+    #[arg(long)]
+    validate: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read a secret from stdin and print its lowercase hex SHA-256 (for `key_sha256` and
+    /// `token_sha256`). One trailing newline is ignored.
+    HashSecret,
+}
+
+fn main() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    if let Some(Command::HashSecret) = cli.command {
+        let mut secret = String::new();
+        std::io::stdin().read_to_string(&mut secret)?;
+        let secret = secret.strip_suffix('\n').unwrap_or(&secret);
+        let secret = secret.strip_suffix('\r').unwrap_or(secret);
+        println!("{}", hex::encode(Sha256::digest(secret.as_bytes())));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if cli.validate {
+        return Ok(match escgate::config::load_file(&cli.config) {
+            Ok(_) => {
+                println!("{}: valid", cli.config.display());
+                ExitCode::SUCCESS
+            }
+            Err(errors) => {
+                for error in &errors.0 {
+                    eprintln!("{error}");
+                }
+                ExitCode::FAILURE
+            }
+        });
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let app = match escgate::app::build(&cli.config) {
+        Ok(app) => app,
+        Err(errors) => {
+            for error in &errors.0 {
+                eprintln!("{error}");
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    tracing::info!(config = %cli.config.display(), "escgate starting");
+    app.run();
+    Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,6 @@ use subtle::{Choice, ConstantTimeEq};
 
 use super::codes;
 use super::envelope::{ApiError, ErrorItem};
-use crate::config::auth::{ApiKeyEntry, ApiTokenEntry};
 use crate::config::{Config, ZoneConfig};
 
 /// One permission a token can hold. A Global-API-key caller holds all of them.
@@ -166,59 +165,6 @@ struct TokenCredential {
 pub struct CredentialIndex {
     keys: Vec<KeyCredential>,
     tokens: Vec<TokenCredential>,
-}
-
-/// Every problem of the `[[api_keys]]`/`[[api_tokens]]` entries, naming the key path. The config
-/// loader calls this so a bad entry rejects the file; [`CredentialIndex::compile`] skips bad
-/// entries (they can never match) rather than failing a running server.
-pub fn validate_entries(keys: &[ApiKeyEntry], tokens: &[ApiTokenEntry]) -> Vec<String> {
-    let mut problems = Vec::new();
-    for (i, key) in keys.iter().enumerate() {
-        if !valid_email(&key.email) {
-            problems.push(format!(
-                "api_keys[{i}].email: an address like ops@example.com expected, got {:?}",
-                key.email
-            ));
-        }
-        if parse_digest(&key.key_sha256).is_none() {
-            problems.push(format!("api_keys[{i}].key_sha256: 64 lowercase hex expected (`escgate hash-secret` prints it)"));
-        }
-        if key.accounts.is_empty() {
-            problems.push(format!(
-                "api_keys[{i}].accounts: at least one account id or \"*\" expected"
-            ));
-        }
-    }
-    for (i, token) in tokens.iter().enumerate() {
-        if token.id.len() != 32
-            || !token
-                .id
-                .bytes()
-                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
-        {
-            problems.push(format!(
-                "api_tokens[{i}].id: 32 lowercase hex expected, got {:?}",
-                token.id
-            ));
-        }
-        if parse_digest(&token.token_sha256).is_none() {
-            problems.push(format!("api_tokens[{i}].token_sha256: 64 lowercase hex expected (`escgate hash-secret` prints it)"));
-        }
-        for (j, p) in token.permissions.iter().enumerate() {
-            if Permission::parse(p).is_none() {
-                problems.push(format!(
-                    "api_tokens[{i}].permissions[{j}]: one of {} expected, got {p:?}",
-                    Permission::ALL.map(Permission::as_str).join(", ")
-                ));
-            }
-        }
-        if token.zones.is_empty() && token.accounts.is_empty() {
-            problems.push(format!(
-                "api_tokens[{i}]: zones or accounts must name at least one id"
-            ));
-        }
-    }
-    problems
 }
 
 fn parse_digest(text: &str) -> Option<[u8; 32]> {
@@ -395,6 +341,7 @@ fn valid_key(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::auth::{ApiKeyEntry, ApiTokenEntry};
 
     fn config() -> Config {
         Config {
@@ -477,19 +424,5 @@ mod tests {
             code(index.authenticate(&headers(&[("authorization", "Bearer nope")]))),
             (403, 9109)
         );
-    }
-
-    #[test]
-    fn validation_names_each_bad_entry() {
-        let mut cfg = config();
-        cfg.api_tokens[0].permissions.push("esc:write".into());
-        cfg.api_tokens[0].token_sha256 = "XYZ".into();
-        cfg.api_keys[0].email = "nobody".into();
-        let problems = validate_entries(&cfg.api_keys, &cfg.api_tokens);
-        assert_eq!(problems.len(), 3, "{problems:?}");
-        assert!(problems
-            .iter()
-            .any(|p| p.starts_with("api_tokens[0].permissions[1]")));
-        assert!(validate_entries(&config().api_keys, &config().api_tokens).is_empty());
     }
 }

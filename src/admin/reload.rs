@@ -16,10 +16,8 @@ pub fn reload(writer: &Writer, caller: &Caller, config_path: &std::path::Path) -
             "config:reload (keys: accounts = [\"*\"])",
         ));
     }
-    match crate::config::load_file(config_path) {
+    match crate::config::reload(writer, config_path) {
         Ok(config) => {
-            let config = std::sync::Arc::new(config);
-            writer.replace_config(config.clone());
             let orphans = writer.shared().load().tenant.orphans(&config);
             Ok(ApiSuccess::ok(json!({
                 "zones": config.zones.len(),

@@ -155,15 +155,22 @@ pub fn cookie_header_without_disable_esc(header: &[u8]) -> Option<Vec<u8>> {
 /// leaving other cookies untouched; a `Cookie` header left empty is removed. Allocates only when
 /// a `disable_esc` cookie is present. Returns true when something was removed.
 pub fn strip_disable_esc_cookies(request: &mut pingora::http::RequestHeader) -> bool {
+    let carries_it = request
+        .headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .any(|value| {
+            cookie_pairs(value.as_bytes()).any(|(name, _)| name == DISABLE_ESC_COOKIE.as_bytes())
+        });
+    if !carries_it {
+        return false;
+    }
     let rewritten: Vec<Option<Vec<u8>>> = request
         .headers
         .get_all(http::header::COOKIE)
         .iter()
         .map(|value| cookie_header_without_disable_esc(value.as_bytes()))
-        .collect::<Vec<_>>();
-    if rewritten.iter().all(Option::is_none) {
-        return false;
-    }
+        .collect();
     let originals: Vec<http::HeaderValue> = request
         .headers
         .get_all(http::header::COOKIE)
