@@ -1,10 +1,9 @@
-//! Assembling and running escgate: one pingora [`Server`] with the proxy service, the optional
-//! demo origin, the SIGHUP reloader (and, from the admin issue on, the admin API).
+//! Assembling and running escgate: one pingora [`Server`] with the proxy service, the admin API,
+//! the optional demo origin and the SIGHUP reloader, all sharing one snapshot.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arc_swap::ArcSwap;
 use async_trait::async_trait;
 use pingora::server::configuration::ServerConf;
 use pingora::server::{RunArgs, Server, ShutdownSignal, ShutdownSignalWatch, ShutdownWatch};
@@ -12,7 +11,19 @@ use pingora::services::background::{background_service, BackgroundService};
 
 use crate::config::{self, Config, ConfigErrors};
 use crate::proxy::EscProxy;
-use crate::state::{SharedSnapshot, Snapshot};
+use crate::state::{SharedSnapshot, Writer};
+use crate::store::StoreError;
+
+/// Why escgate could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    /// The config file is invalid (every problem listed).
+    #[error("{0}")]
+    Config(#[from] ConfigErrors),
+    /// The tenant state store could not be opened.
+    #[error("tenant state store: {0}")]
+    Store(#[from] StoreError),
+}
 
 /// A built, not yet running, escgate.
 pub struct App {
@@ -20,18 +31,20 @@ pub struct App {
     pub server: Server,
     /// The snapshot the services read; swap it to change what they serve.
     pub shared: SharedSnapshot,
+    /// The single writer of tenant state (admin API changes go through it).
+    pub writer: Arc<Writer>,
     /// The file reloads read.
     pub config_path: PathBuf,
 }
 
-/// Loads `config_path` and builds the server around it.
-pub fn build(config_path: &Path) -> Result<App, ConfigErrors> {
+/// Loads `config_path`, opens the tenant state store it names and builds the server.
+pub fn build(config_path: &Path) -> Result<App, AppError> {
     let config = config::load_file(config_path)?;
-    Ok(build_with(config, config_path.to_path_buf()))
+    build_with(config, config_path.to_path_buf())
 }
 
 /// Builds the server around an already loaded config (read again from `config_path` on reload).
-pub fn build_with(config: Config, config_path: PathBuf) -> App {
+pub fn build_with(config: Config, config_path: PathBuf) -> Result<App, AppError> {
     let server_conf = pingora_conf(&config);
     let mut server = Server::new_with_opt_and_conf(None, server_conf);
     server.bootstrap();
@@ -39,10 +52,8 @@ pub fn build_with(config: Config, config_path: PathBuf) -> App {
 
     let demo_origin = config.demo_origin;
     let listen = config.server.listen.clone();
-    let shared: SharedSnapshot = Arc::new(ArcSwap::from_pointee(Snapshot {
-        config: Arc::new(config),
-        tenant: Arc::default(),
-    }));
+    let admin_listen = config.server.admin_listen;
+    let (shared, writer) = crate::state::open(config)?;
 
     let mut proxy = pingora::proxy::http_proxy_service_with_name(
         &conf,
@@ -66,14 +77,20 @@ pub fn build_with(config: Config, config_path: PathBuf) -> App {
         },
     ));
 
-    // The admin API (src/admin) joins here as one more service; it needs `shared`,
-    // `config_path` (for its reload call) and `shared.load().config.server.admin_listen`.
+    if admin_listen.is_some() {
+        server.add_service(crate::admin::service(
+            shared.clone(),
+            writer.clone(),
+            config_path.clone(),
+        ));
+    }
 
-    App {
+    Ok(App {
         server,
         shared,
+        writer,
         config_path,
-    }
+    })
 }
 
 fn pingora_conf(config: &Config) -> ServerConf {

@@ -63,10 +63,8 @@ fn main() -> anyhow::Result<ExitCode> {
         .init();
     let app = match escgate::app::build(&cli.config) {
         Ok(app) => app,
-        Err(errors) => {
-            for error in &errors.0 {
-                eprintln!("{error}");
-            }
+        Err(error) => {
+            eprintln!("{error}");
             return Ok(ExitCode::FAILURE);
         }
     };

@@ -7,9 +7,33 @@
 //! - [`Filter::matches`]: evaluate against a borrowed [`RequestView`]; never panics.
 //! - [`RulesError`]: `Display` says what is wrong and at which character offset.
 //!
-//! This file is a placeholder that only understands `true` and `false`; the real engine replaces it.
+//! Stages: lexer → [`parse`] (syntax tree in [`ast`], printed back by its `Display`) → type check and compile (plain-data nodes,
+//! regexes and lists built once) → evaluation over a borrowed [`RequestView`]. The language is
+//! described in `docs/rules.md`.
 
+pub mod ast;
+mod calls;
+mod compile;
+mod error;
+mod eval;
+mod fields;
+mod functions;
+mod ir;
+mod lexer;
+mod parser;
+mod printer;
+mod wildcard;
+
+use std::fmt;
 use std::net::IpAddr;
+use std::sync::Arc;
+
+pub use calls::FUNCTIONS;
+pub use error::RulesError;
+pub use parser::parse;
+
+use eval::Scope;
+use ir::BoolNode;
 
 /// Caps applied when compiling untrusted expressions.
 #[derive(Debug, Clone)]
@@ -64,41 +88,62 @@ pub struct RequestView<'a> {
     pub waf: WafScores,
 }
 
-/// A compile error: what is wrong and where (byte offset in the expression).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{message} at {position}")]
-pub struct RulesError {
-    pub message: String,
-    pub position: usize,
+/// A compiled expression, shared by all worker threads (cloning shares the compiled form).
+#[derive(Clone)]
+pub struct Filter {
+    inner: Arc<CompiledFilter>,
 }
 
-/// A compiled expression, shared by all worker threads.
-#[derive(Debug, Clone)]
-pub struct Filter {
-    constant: bool,
+struct CompiledFilter {
+    source: Box<str>,
+    root: BoolNode,
+    fields: Box<[String]>,
+}
+
+impl fmt::Debug for Filter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Filter")
+            .field("source", &self.inner.source)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Filter {
-    /// Parses, type-checks and compiles `expression`.
+    /// Parses, type-checks and compiles `expression` under `limits`.
+    ///
+    /// Errors name what is wrong (unknown field or function, type mismatch, limit exceeded)
+    /// and the byte offset where it is; untrusted input never panics.
     pub fn compile(expression: &str, limits: &Limits) -> Result<Filter, RulesError> {
-        if expression.len() > limits.max_len {
-            return Err(RulesError {
-                message: format!("expression longer than {} bytes", limits.max_len),
-                position: limits.max_len,
-            });
-        }
-        match expression.trim() {
-            "true" => Ok(Filter { constant: true }),
-            "false" => Ok(Filter { constant: false }),
-            _ => Err(RulesError {
-                message: "unsupported expression".into(),
-                position: 0,
+        let ast = parse(expression, limits)?;
+        let compiled = compile::compile(&ast, limits)?;
+        Ok(Filter {
+            inner: Arc::new(CompiledFilter {
+                source: expression.into(),
+                root: compiled.root,
+                fields: compiled.fields.into_boxed_slice(),
             }),
-        }
+        })
     }
 
-    /// Evaluates the filter; absent fields compare false, never panics.
-    pub fn matches(&self, _request: &RequestView<'_>) -> bool {
-        self.constant
+    /// Evaluates the filter against `request`; absent values compare false, never panics.
+    pub fn matches(&self, request: &RequestView<'_>) -> bool {
+        self.inner.root.eval(Scope {
+            req: request,
+            element: b"",
+        })
+    }
+
+    /// The expression text this filter was compiled from.
+    pub fn source(&self) -> &str {
+        &self.inner.source
+    }
+
+    /// Names of the fields the expression reads, sorted (e.g. to skip computing WAF scores
+    /// when no filter reads `cf.waf.score*`).
+    pub fn fields(&self) -> &[String] {
+        &self.inner.fields
     }
 }
+
+#[cfg(test)]
+mod tests;

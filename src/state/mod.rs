@@ -1,10 +1,15 @@
 //! The immutable snapshot the hot path reads, and the single writer that replaces it.
 
+mod pmap;
 pub mod tenant;
+mod writer;
 
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
+
+pub use pmap::PMap;
+pub use writer::{Change, EscEdit, SecretEdit, WriteError, Writer};
 
 /// One consistent version of everything a request needs: operator config + tenant state.
 /// A request loads it once and keeps the `Arc` for all its phases.
@@ -16,3 +21,21 @@ pub struct Snapshot {
 
 /// The handle shared by the proxy, the admin API and the reloader.
 pub type SharedSnapshot = Arc<ArcSwap<Snapshot>>;
+
+/// Opens the tenant state of `config` (the JSON file store at `server.state_path`) and returns
+/// the shared snapshot and its writer, ready for the proxy and [`crate::admin::service`].
+/// A missing state file is an empty state; an unreadable or invalid one is an error (never
+/// silently replaced).
+pub fn open(
+    config: crate::config::Config,
+) -> Result<(SharedSnapshot, Arc<Writer>), crate::store::StoreError> {
+    use crate::store::Store;
+    let store = Arc::new(crate::store::FileStore::new(&config.server.state_path));
+    let tenant = store.load()?;
+    let shared: SharedSnapshot = Arc::new(ArcSwap::from_pointee(Snapshot {
+        config: Arc::new(config),
+        tenant: Arc::new(tenant),
+    }));
+    let writer = Arc::new(Writer::new(shared.clone(), store));
+    Ok((shared, writer))
+}

@@ -1,0 +1,109 @@
+//! The minimal pingora 0.9.1 reverse proxy that `benches/load/run.sh` measures escgate against.
+//!
+//! It does exactly the header work of the load benchmark's ESC entry and nothing else: five
+//! request-header sets, the Host switch and two response-header sets, to one keep-alive origin,
+//! on one worker thread. escgate's CPU per request minus this binary's is the cost of escgate's
+//! own logic (zone lookup, ESC decision, cookie scan), so keep this file free of extra work.
+//!
+//! Usage: `pingora_baseline --listen 127.0.0.1:18084 --origin 127.0.0.1:18081`.
+#![forbid(unsafe_code)]
+
+use std::net::SocketAddr;
+
+use async_trait::async_trait;
+use clap::Parser;
+use pingora::http::{RequestHeader, ResponseHeader};
+use pingora::prelude::{HttpPeer, ProxyHttp, Result, Session};
+use pingora::server::configuration::ServerConf;
+use pingora::server::Server;
+
+/// The same edits as the `[[zones.esc]]` entry in `benches/load/escgate.toml`.
+const REQUEST_HEADER_SETS: [(&str, &str); 5] = [
+    ("x-esc-1", "one"),
+    ("x-esc-2", "two"),
+    ("x-esc-3", "three"),
+    ("x-esc-4", "four"),
+    ("x-esc-5", "five"),
+];
+const UPSTREAM_HOST: &str = "origin.internal";
+const RESPONSE_HEADER_SETS: [(&str, &str); 2] = [
+    ("x-frame-options", "DENY"),
+    ("x-content-type-options", "nosniff"),
+];
+
+/// Command line of the baseline proxy.
+#[derive(Parser, Debug)]
+#[command(about = "Minimal pingora proxy doing the load benchmark's header work")]
+struct Args {
+    /// Address the proxy listens on.
+    #[arg(long)]
+    listen: SocketAddr,
+    /// Plain-HTTP origin every request goes to.
+    #[arg(long)]
+    origin: SocketAddr,
+    /// Worker threads of the proxy service.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+/// Forwards everything to one origin, applying the fixed header edits.
+struct BaselineProxy {
+    /// Built once: the keep-alive pool key is the whole peer, so every request reuses it.
+    origin: Box<HttpPeer>,
+}
+
+#[async_trait]
+impl ProxyHttp for BaselineProxy {
+    type CTX = ();
+
+    fn new_ctx(&self) -> Self::CTX {}
+
+    async fn upstream_peer(&self, _session: &mut Session, _ctx: &mut ()) -> Result<Box<HttpPeer>> {
+        Ok(self.origin.clone())
+    }
+
+    async fn upstream_request_filter(
+        &self,
+        _session: &mut Session,
+        upstream_request: &mut RequestHeader,
+        _ctx: &mut (),
+    ) -> Result<()> {
+        for (name, value) in REQUEST_HEADER_SETS {
+            upstream_request.insert_header(name, value)?;
+        }
+        upstream_request.insert_header("host", UPSTREAM_HOST)?;
+        Ok(())
+    }
+
+    async fn response_filter(
+        &self,
+        _session: &mut Session,
+        upstream_response: &mut ResponseHeader,
+        _ctx: &mut (),
+    ) -> Result<()> {
+        for (name, value) in RESPONSE_HEADER_SETS {
+            upstream_response.insert_header(name, value)?;
+        }
+        Ok(())
+    }
+}
+
+fn main() {
+    let args = Args::parse();
+    let conf = ServerConf {
+        threads: args.threads,
+        // A benchmark run stops its servers right away; pingora's defaults wait 300 s.
+        grace_period_seconds: Some(0),
+        graceful_shutdown_timeout_seconds: Some(1),
+        ..ServerConf::default()
+    };
+    let mut server = Server::new_with_opt_and_conf(None, conf);
+    server.bootstrap();
+    let proxy = BaselineProxy {
+        origin: Box::new(HttpPeer::new(args.origin, false, String::new())),
+    };
+    let mut service = pingora::proxy::http_proxy_service(&server.configuration, proxy);
+    service.add_tcp(&args.listen.to_string());
+    server.add_service(service);
+    server.run_forever();
+}
