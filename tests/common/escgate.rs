@@ -24,6 +24,8 @@ pub struct Escgate {
     pub dir: PathBuf,
     /// The snapshot handle of the running server.
     pub shared: SharedSnapshot,
+    /// The tenant-state writer of the running server (what the admin API writes through).
+    pub writer: std::sync::Arc<escgate::state::Writer>,
     stop: tokio::sync::watch::Sender<bool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -46,6 +48,7 @@ impl Escgate {
         let app = escgate::app::build(&config_path)
             .unwrap_or_else(|errors| panic!("test config rejected:\n{errors}"));
         let shared = app.shared.clone();
+        let writer = app.writer.clone();
         let (stop, stopped) = tokio::sync::watch::channel(false);
         let thread = std::thread::spawn(move || app.run_until(stopped));
         wait_listening(addr);
@@ -58,6 +61,7 @@ impl Escgate {
             config_path,
             dir,
             shared,
+            writer,
             stop,
             thread: Some(thread),
         }
