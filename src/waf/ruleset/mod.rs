@@ -245,18 +245,11 @@ impl EntryPoint {
             .any(|r| r.enabled && r.action == RuleAction::Execute)
     }
 
-    /// The API representation.
+    /// The API representation: the summary plus the rules.
     pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "kind": "zone",
-            "phase": PHASE,
-            "version": self.version.to_string(),
-            "last_updated": self.last_updated,
-            "rules": self.rules,
-        })
+        let mut json = self.summary_json();
+        json["rules"] = serde_json::to_value(&self.rules).unwrap_or_default();
+        json
     }
 
     /// The summary shown in `GET /zones/{id}/rulesets`.
