@@ -732,7 +732,7 @@ fn two_hundred_rules_and_four_kilobyte_expressions() {
     );
 
     // An allow-list of addresses just over 4 KB.
-    let addresses: Vec<String> = (0..300)
+    let addresses: Vec<String> = (0..400)
         .map(|n| format!("203.0.{}.{}", n / 200, n % 200 + 1))
         .collect();
     let long = format!("ip.src in {{{}}}", addresses.join(" "));
@@ -881,11 +881,11 @@ fn assert_gone(server: &Server, zone: u32) {
 
 #[test]
 fn enterprise_start_validation_complete_refuses_the_rest_and_survives_restarts() {
-    let mut server = Server::start(&[(1, "enterprise")]);
+    let mut server = Server::start(&[(1, "enterprise"), (2, "enterprise")]);
     let state =
         |server: &Server| server.ok(1, "GET", "waf_migration/status", None)["result"].clone();
     for (method, target, body) in previous_waf_endpoints() {
-        let answer = server.call(1, method, &target, body);
+        let answer = server.call(2, method, &target, body);
         assert_ne!(answer.status, 410, "{method} {target} before migration");
     }
     server.ok(1, "PATCH", "settings/waf", Some(json!({"value": "on"})));
@@ -921,7 +921,7 @@ fn enterprise_start_validation_complete_refuses_the_rest_and_survives_restarts()
         &format!("{ENTRYPOINT}?waf_migration=validation&phase_two=1"),
         Some(broken),
     );
-    assert_eq!(refused.status, 400);
+    assert_eq!(refused.status, 400, "{}", refused.json);
     assert_eq!(
         refused.json["errors"][0]["source"]["pointer"],
         "/rules/1/action"
