@@ -314,8 +314,8 @@ fn state_survives_a_restart_and_the_log_carries_the_reason() {
     ] {
         assert!(
             log.lines().any(|line| line.contains("escgate::access")
-                && line.contains(zone)
-                && line.contains(reason)),
+                && line.contains(&format!("zone=\"{zone}\""))
+                && line.contains(&format!("esc=\"{reason}\""))),
             "no access log line for {zone} with {reason} in:\n{log}"
         );
     }
