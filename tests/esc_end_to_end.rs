@@ -290,7 +290,8 @@ fn toggle_is_visible_on_the_very_next_request_and_delete_reenables() {
 fn state_survives_a_restart_and_the_log_carries_the_reason() {
     let origin = TestOrigin::start();
     let dir = temp_dir("esc-restart");
-    let state = dir.join("state.json");
+    // A directory that does not exist yet: the server creates it (as `var/` of a fresh checkout).
+    let state = dir.join("var").join("state.json");
     let toml = config(origin.addr);
     let secret_cookie = format!("disable_esc={ZONE_SECRET}");
 
