@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use common::{temp_dir, Escgate, ACCOUNT_ID, ZONE_ID};
-use escgate::store::{FileStore, Store};
 use esc_support::EscgateProcess;
+use escgate::store::{FileStore, Store};
 
 const ROUNDS: usize = 4;
 const ZONE_2: &str = "2222222222222222222222222222222a";
@@ -135,9 +135,16 @@ fn kill_9_loses_no_acknowledged_write() {
             .expect("GET after restart");
         let text = answer.into_string().expect("status body");
         let json: serde_json::Value = serde_json::from_str(&text).expect("JSON status");
-        assert_eq!(stored_counter(json["with_secret"].as_str()), stored, "{kind}/{id}");
+        assert_eq!(
+            stored_counter(json["with_secret"].as_str()),
+            stored,
+            "{kind}/{id}"
+        );
     }
     drop(escgate);
-    assert!(test_start.elapsed() < Duration::from_secs(60), "bounded in time");
+    assert!(
+        test_start.elapsed() < Duration::from_secs(60),
+        "bounded in time"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

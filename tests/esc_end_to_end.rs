@@ -68,7 +68,11 @@ fn esc_url(admin: SocketAddr, scope: &str, id: &str) -> String {
 /// POSTs `body` to a `disable_esc` endpoint and insists on 200.
 fn set(admin: SocketAddr, scope: &str, id: &str, body: &str) -> Answer {
     let answer = post_json(&esc_url(admin, scope, id), auth(), body);
-    assert_eq!(answer.status, 200, "POST {scope}/{id} {body}: {:?}", answer.json);
+    assert_eq!(
+        answer.status, 200,
+        "POST {scope}/{id} {body}: {:?}",
+        answer.json
+    );
     answer
 }
 
@@ -177,8 +181,16 @@ fn full_decision_table_through_the_admin_api_and_the_proxy() {
         (vec![quoted_zone_cookie.as_str()], true, false),
         (vec![several_in_one.as_str()], false, true),
         (vec![both_in_one.as_str()], true, true),
-        (vec!["a=1", zone_cookie.as_str(), "b=2; disable_esc=wrong"], true, false),
-        (vec!["disable_esc=wrong", "a=1; disable_esc=also-wrong"], false, false),
+        (
+            vec!["a=1", zone_cookie.as_str(), "b=2; disable_esc=wrong"],
+            true,
+            false,
+        ),
+        (
+            vec!["disable_esc=wrong", "a=1; disable_esc=also-wrong"],
+            false,
+            false,
+        ),
         (vec![account_cookie.as_str(), "z=9"], false, true),
     ];
 
@@ -240,13 +252,25 @@ fn toggle_is_visible_on_the_very_next_request_and_delete_reenables() {
         let answer = set(admin, "zones", ZONE_ID, r#"{"always": true}"#);
         assert_eq!(answer.json["result"]["always"], true);
         let acknowledged = Instant::now();
-        expect(proxy, "one.example", &[], "zone_always", "after POST always");
+        expect(
+            proxy,
+            "one.example",
+            &[],
+            "zone_always",
+            "after POST always",
+        );
         worst_post = worst_post.max(acknowledged - started);
         worst_effect = worst_effect.max(acknowledged.elapsed());
 
         let answer = set(admin, "zones", ZONE_ID, r#"{"always": false}"#);
         assert_eq!(answer.json["result"]["always"], false);
-        expect(proxy, "one.example", &[], "applied", "after POST always=false");
+        expect(
+            proxy,
+            "one.example",
+            &[],
+            "applied",
+            "after POST always=false",
+        );
 
         set(
             admin,
@@ -302,8 +326,19 @@ fn state_survives_a_restart_and_the_log_carries_the_reason() {
         ZONE_ID,
         &body(false, Some(ZONE_SECRET)),
     );
-    set(first.admin_addr, "accounts", OTHER_ACCOUNT, r#"{"always": true}"#);
-    expect(first.addr, "one.example", &[&secret_cookie], "zone_secret", "first run");
+    set(
+        first.admin_addr,
+        "accounts",
+        OTHER_ACCOUNT,
+        r#"{"always": true}"#,
+    );
+    expect(
+        first.addr,
+        "one.example",
+        &[&secret_cookie],
+        "zone_secret",
+        "first run",
+    );
     expect(first.addr, "other.test", &[], "account_always", "first run");
     expect(first.addr, "two.example", &[], "applied", "first run");
     first.stop();
@@ -322,9 +357,27 @@ fn state_survives_a_restart_and_the_log_carries_the_reason() {
     }
 
     let second = EscgateProcess::start(&dir, &toml, &state);
-    expect(second.addr, "one.example", &[&secret_cookie], "zone_secret", "after restart");
-    expect(second.addr, "one.example", &["disable_esc=old"], "applied", "after restart");
-    expect(second.addr, "other.test", &[], "account_always", "after restart");
+    expect(
+        second.addr,
+        "one.example",
+        &[&secret_cookie],
+        "zone_secret",
+        "after restart",
+    );
+    expect(
+        second.addr,
+        "one.example",
+        &["disable_esc=old"],
+        "applied",
+        "after restart",
+    );
+    expect(
+        second.addr,
+        "other.test",
+        &[],
+        "account_always",
+        "after restart",
+    );
     let status = call(
         "GET",
         &esc_url(second.admin_addr, "zones", ZONE_ID),

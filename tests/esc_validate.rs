@@ -66,9 +66,16 @@ fn missing_state_file_is_fine_and_orphans_are_warnings() {
     assert_eq!(output.status.code(), Some(0), "{text}");
     let warnings: Vec<&str> = text.lines().filter(|l| l.starts_with("warning:")).collect();
     assert_eq!(warnings.len(), 2, "one line per orphan:\n{text}");
-    assert!(warnings.iter().any(|l| l.contains(&format!("zone {GONE_ZONE}"))));
-    assert!(warnings.iter().any(|l| l.contains(&format!("account {GONE_ACCOUNT}"))));
-    assert!(!text.contains(ZONE_ID) && !text.contains(ACCOUNT_ID), "{text}");
+    assert!(warnings
+        .iter()
+        .any(|l| l.contains(&format!("zone {GONE_ZONE}"))));
+    assert!(warnings
+        .iter()
+        .any(|l| l.contains(&format!("account {GONE_ACCOUNT}"))));
+    assert!(
+        !text.contains(ZONE_ID) && !text.contains(ACCOUNT_ID),
+        "{text}"
+    );
     assert!(String::from_utf8_lossy(&output.stdout).contains("valid"));
     // Validation only reads: the orphaned state is still there.
     let kept = FileStore::new(&state).load().unwrap();

@@ -63,10 +63,12 @@ impl EscgateProcess {
     fn wait_ready(&mut self) {
         let start = Instant::now();
         for addr in [self.addr, self.admin_addr] {
-            while std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err()
-            {
+            while std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
                 if let Some(Ok(Some(status))) = self.child.as_mut().map(Child::try_wait) {
-                    panic!("escgate exited ({status}) before listening:\n{}", self.log());
+                    panic!(
+                        "escgate exited ({status}) before listening:\n{}",
+                        self.log()
+                    );
                 }
                 assert!(
                     start.elapsed() < DEADLINE,
