@@ -17,7 +17,9 @@ struct Cli {
     /// Config file (TOML).
     #[arg(long, default_value = escgate::config::DEFAULT_CONFIG_PATH)]
     config: PathBuf,
-    /// Check the config file and exit: 0 when valid, else every error and 1.
+    /// Check the config file and the state file it names, and exit: 0 when the config is valid
+    /// (with a warning per zone/account the state holds but the config no longer defines),
+    /// else every error and 1 (an unreadable or invalid state file is an error).
     #[arg(long)]
     validate: bool,
     #[command(subcommand)]
@@ -42,18 +44,7 @@ fn main() -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     if cli.validate {
-        return Ok(match escgate::config::load_file(&cli.config) {
-            Ok(_) => {
-                println!("{}: valid", cli.config.display());
-                ExitCode::SUCCESS
-            }
-            Err(errors) => {
-                for error in &errors.0 {
-                    eprintln!("{error}");
-                }
-                ExitCode::FAILURE
-            }
-        });
+        return Ok(validate(&cli.config));
     }
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -73,4 +64,32 @@ fn main() -> anyhow::Result<ExitCode> {
     tracing::info!(config = %cli.config.display(), "escgate starting");
     app.run();
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--validate`: every config error, then the state file at `server.state_path` (when it
+/// exists) checked against the config. Orphaned state is kept by the server, so it only warns.
+fn validate(config_path: &std::path::Path) -> ExitCode {
+    use escgate::store::{FileStore, Store};
+    let config = match escgate::config::load_file(config_path) {
+        Ok(config) => config,
+        Err(errors) => {
+            for error in &errors.0 {
+                eprintln!("{error}");
+            }
+            return ExitCode::FAILURE;
+        }
+    };
+    let state_path = &config.server.state_path;
+    let tenant = match FileStore::new(state_path).load() {
+        Ok(tenant) => tenant,
+        Err(error) => {
+            eprintln!("server.state_path: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for orphan in tenant.orphans(&config) {
+        eprintln!("warning: {}: {orphan}", state_path.display());
+    }
+    println!("{}: valid", config_path.display());
+    ExitCode::SUCCESS
 }

@@ -1,73 +1,40 @@
 //! `kill -9` while clients write in a loop: after each restart every acknowledged write is in
 //! the state file, which is always a valid document.
 //!
-//! The process killed is this test binary re-executed in "child" mode, where it runs the real
-//! admin service (pingora, file store) until killed; the parent talks HTTP to it.
+//! The process killed is the real `escgate` binary on a config with ephemeral loopback ports; it
+//! is restarted on the same state file after each kill. Every process is killed on drop, so a
+//! failing assertion leaves nothing running.
 
-mod admin_support;
+mod common;
+mod esc_support;
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use admin_support::*;
+use common::{temp_dir, Escgate, ACCOUNT_ID, ZONE_ID};
+use esc_support::EscgateProcess;
 use escgate::store::{FileStore, Store};
 
-const CHILD_ENV: &str = "ESCGATE_KILL9_CHILD_STATE";
 const ROUNDS: usize = 4;
+const ZONE_2: &str = "2222222222222222222222222222222a";
+const EMAIL: &str = "ops@example.com";
+const KEY: &str = "kill9-admin-key";
 
-/// Child mode: serve until killed. In a normal run (variable unset) this checks that the harness
-/// used by the parent starts and answers.
-#[test]
-fn kill9_child_server() {
-    let Ok(state) = std::env::var(CHILD_ENV) else {
-        let dir = temp_dir("kill9-selfcheck");
-        let server = AdminServer::start(&dir.join("state.json"));
-        let url = format!("{}/zones/{ZONE_1}/disable_esc", server.base());
-        assert_eq!(call("GET", &url, admin(), None).status, 200);
-        server.stop();
-        std::fs::remove_dir_all(dir).unwrap();
-        return;
-    };
-    let server = AdminServer::start(std::path::Path::new(&state));
-    println!("KILL9_ADMIN_ADDR={}", server.addr);
-    // Killed by the parent; the deadline only bounds a parent that died first.
-    std::thread::sleep(Duration::from_secs(120));
-    drop(server);
-}
+/// Two zones of one account and a global admin key; the origin is never contacted.
+fn config() -> String {
+    let key_sha256 = escgate::admin::auth::hash_secret(KEY);
+    let origin = "127.0.0.1:9".parse().unwrap();
+    let tables = format!(
+        r#"[[api_keys]]
+email = "{EMAIL}"
+key_sha256 = "{key_sha256}"
+accounts = ["*"]
 
-fn spawn_child(state: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "kill9_child_server",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, state)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn child");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            // libtest prints "test name ... " on the same line first.
-            if let Some((_, addr)) = line.split_once("KILL9_ADMIN_ADDR=") {
-                let _ = tx.send(addr.trim().to_owned());
-            }
-        }
-    });
-    match rx.recv_timeout(Duration::from_secs(20)) {
-        Ok(addr) => (child, addr),
-        Err(_) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("child admin server did not start");
-        }
-    }
+{}{}"#,
+        Escgate::zone(ZONE_ID, "one.example", origin, ""),
+        Escgate::zone(ZONE_2, "two.example", origin, ""),
+    );
+    Escgate::config_with_server_keys("admin_listen = \"@ADMIN@\"", &tables)
 }
 
 /// Writes `with_secret = v<n>` to one scope in a loop; returns the last acknowledged n.
@@ -82,8 +49,8 @@ fn write_loop(url: &str, start: u64, stop: &AtomicBool) -> (u64, u64) {
         let body = format!(r#"{{"with_secret": "v{n}"}}"#);
         let result = agent
             .post(url)
-            .set("X-Auth-Email", ADMIN_EMAIL)
-            .set("X-Auth-Key", ADMIN_KEY)
+            .set("X-Auth-Email", EMAIL)
+            .set("X-Auth-Key", KEY)
             .set("Content-Type", "application/json")
             .send_string(&body);
         match result {
@@ -103,31 +70,33 @@ fn stored_counter(secret: Option<&str>) -> u64 {
 
 #[test]
 fn kill_9_loses_no_acknowledged_write() {
+    let test_start = Instant::now();
     let dir = temp_dir("kill9");
     let state = dir.join("state.json");
+    let toml = config();
     let scopes = [
-        ("zones", ZONE_1),
+        ("zones", ZONE_ID),
         ("zones", ZONE_2),
-        ("accounts", ACCOUNT_1),
+        ("accounts", ACCOUNT_ID),
     ];
     let mut last = [0u64; 3];
     let mut total_acknowledged = 0;
     for round in 0..ROUNDS {
-        let (mut child, addr) = spawn_child(&state);
+        let mut escgate = EscgateProcess::start(&dir, &toml, &state);
+        let admin = escgate.admin_base();
         let stop = AtomicBool::new(false);
         let results: Vec<(u64, u64)> = std::thread::scope(|s| {
             let handles: Vec<_> = scopes
                 .iter()
                 .zip(last)
                 .map(|((kind, id), start)| {
-                    let url = format!("http://{addr}/client/v4/{kind}/{id}/disable_esc");
+                    let url = format!("{admin}/{kind}/{id}/disable_esc");
                     let stop = &stop;
                     s.spawn(move || write_loop(&url, start, stop))
                 })
                 .collect();
             std::thread::sleep(Duration::from_millis(150 + 100 * round as u64));
-            child.kill().expect("kill -9");
-            let _ = child.wait();
+            escgate.kill_9();
             stop.store(true, Ordering::Relaxed);
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
@@ -154,14 +123,28 @@ fn kill_9_loses_no_acknowledged_write() {
     println!("kill -9 rounds: {ROUNDS}, acknowledged writes: {total_acknowledged}");
     assert!(total_acknowledged > 0, "no write was acknowledged");
 
-    // A final restart serves exactly what the file holds.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let (mut child, addr) = spawn_child(&state);
-    let url = format!("http://{addr}/client/v4/zones/{ZONE_1}/disable_esc");
-    let answer = call("GET", &url, admin(), None);
-    let _ = child.kill();
-    let _ = child.wait();
-    assert!(Instant::now() < deadline);
-    assert_eq!(stored_counter(answer.json["with_secret"].as_str()), last[0]);
+    // A final restart serves exactly what the file holds, at every scope.
+    let escgate = EscgateProcess::start(&dir, &toml, &state);
+    for ((kind, id), stored) in scopes.iter().zip(last) {
+        let url = format!("{}/{kind}/{id}/disable_esc", escgate.admin_base());
+        let answer = ureq::get(&url)
+            .timeout(Duration::from_secs(5))
+            .set("X-Auth-Email", EMAIL)
+            .set("X-Auth-Key", KEY)
+            .call()
+            .expect("GET after restart");
+        let text = answer.into_string().expect("status body");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("JSON status");
+        assert_eq!(
+            stored_counter(json["with_secret"].as_str()),
+            stored,
+            "{kind}/{id}"
+        );
+    }
+    drop(escgate);
+    assert!(
+        test_start.elapsed() < Duration::from_secs(60),
+        "bounded in time"
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

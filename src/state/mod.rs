@@ -24,13 +24,14 @@ pub type SharedSnapshot = Arc<ArcSwap<Snapshot>>;
 
 /// Opens the tenant state of `config` (the JSON file store at `server.state_path`) and returns
 /// the shared snapshot and its writer, ready for the proxy and [`crate::admin::service`].
-/// A missing state file is an empty state; an unreadable or invalid one is an error (never
+/// A missing state file is an empty state (its directory is created); an unreadable or invalid one is an error (never
 /// silently replaced).
 pub fn open(
     config: crate::config::Config,
 ) -> Result<(SharedSnapshot, Arc<Writer>), crate::store::StoreError> {
     use crate::store::Store;
     let store = Arc::new(crate::store::FileStore::new(&config.server.state_path));
+    store.create_directory()?;
     let tenant = store.load()?;
     let shared: SharedSnapshot = Arc::new(ArcSwap::from_pointee(Snapshot {
         config: Arc::new(config),

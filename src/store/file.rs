@@ -27,6 +27,37 @@ impl FileStore {
         &self.path
     }
 
+    /// Creates the state file's directory (and its parents) when missing, syncing the parent of
+    /// each created level so the new directory survives a crash: the server calls this at
+    /// start, so a fresh checkout's `var/state.json` works without a manual `mkdir`.
+    pub fn create_directory(&self) -> Result<(), StoreError> {
+        let mut missing = Vec::new();
+        let mut dir = self.directory();
+        while !dir.exists() {
+            missing.push(dir);
+            match dir.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => dir = parent,
+                _ => break,
+            }
+        }
+        for dir in missing.into_iter().rev() {
+            fs::create_dir(dir)
+                .or_else(|e| match e.kind() {
+                    std::io::ErrorKind::AlreadyExists => Ok(()),
+                    _ => Err(e),
+                })
+                .map_err(|e| self.io_error(e))?;
+            let parent = match dir.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent,
+                _ => Path::new("."),
+            };
+            File::open(parent)
+                .and_then(|parent| parent.sync_all())
+                .map_err(|e| self.io_error(e))?;
+        }
+        Ok(())
+    }
+
     fn io_error(&self, source: std::io::Error) -> StoreError {
         StoreError::Io {
             path: self.path.display().to_string(),
@@ -136,6 +167,18 @@ mod tests {
         assert!(!store.temp_path().exists());
         let loaded = store.load().unwrap();
         assert_eq!(loaded.to_document(), state.to_document());
+        fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn create_directory_makes_missing_levels_then_save_works() {
+        let dir = temp_dir("mkdir");
+        let store = FileStore::new(dir.join("var/deeper/state.json"));
+        assert!(store.save(&TenantState::default()).is_err());
+        store.create_directory().unwrap();
+        store.create_directory().unwrap();
+        store.save(&TenantState::default()).unwrap();
+        assert!(store.load().unwrap().zone_ids().is_empty());
         fs::remove_dir_all(dir).unwrap();
     }
 
