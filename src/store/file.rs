@@ -16,8 +16,8 @@ pub struct FileStore {
 }
 
 impl FileStore {
-    /// A store at `path` (neither the file nor its directory need exist yet: the first save
-    /// creates them).
+    /// A store at `path` (the file need not exist yet; [`FileStore::create_directory`] makes
+    /// its directory).
     pub fn new(path: impl Into<PathBuf>) -> Self {
         FileStore { path: path.into() }
     }
@@ -109,7 +109,6 @@ impl Store for FileStore {
             path: self.path.display().to_string(),
             message: e.to_string(),
         })?;
-        fs::create_dir_all(self.directory()).map_err(|e| self.io_error(e))?;
         let temp = self.temp_path();
         let mut file = OpenOptions::new()
             .write(true)
@@ -131,18 +130,6 @@ impl Store for FileStore {
 mod tests {
     use super::*;
     use crate::state::tenant::EscSetting;
-
-    #[test]
-    fn first_save_creates_the_missing_directory() {
-        let dir = std::env::temp_dir().join(format!("escgate-store-mkdir-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let store = FileStore::new(dir.join("var").join("state.json"));
-        assert!(store.load().is_ok(), "a missing file is an empty state");
-        store.save(&TenantState::default()).unwrap();
-        assert!(store.path().is_file());
-        assert!(store.load().is_ok());
-        fs::remove_dir_all(&dir).unwrap();
-    }
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("escgate-store-{name}-{}", std::process::id()));
