@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::{wait_listening, DEADLINE};
 
-/// A running `escgate --config <file>`; its stdout (the log) goes to `log_path`.
+/// A running `escgate --config <file>`; its output (the log is on stderr) goes to `log_path`.
 pub struct EscgateProcess {
     /// The proxy listener.
     pub addr: SocketAddr,
