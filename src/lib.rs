@@ -6,7 +6,7 @@
 //!
 //! Operator config ([`config`]) and tenant state ([`state`], persisted by [`store`]) are compiled
 //! together into one immutable snapshot that the hot path reads without locks.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod admin;
 pub mod app;

@@ -10,7 +10,7 @@ use bytes::Bytes;
 use http::{HeaderName, HeaderValue, StatusCode};
 
 use super::file::*;
-use super::upstream::{OriginSettings, UpstreamTable};
+use super::upstream::{OriginSettings, PeerCache, UpstreamTable};
 use super::*;
 use crate::admin::auth::Permission;
 use crate::esc::{
@@ -48,9 +48,11 @@ pub fn compile(file: FileConfig) -> Result<Config, ConfigErrors> {
     let mut zones = Vec::with_capacity(file.zones.len());
     let mut zone_ids = HashSet::new();
     let mut zone_names = HashSet::new();
+    let mut peers = PeerCache::default();
     for (index, zone) in file.zones.iter().enumerate() {
         let path = format!("zones[{index}]");
-        if let Some(compiled) = compile_zone(zone, &path, &account_ids, &mut problems) {
+        let compiled = compile_zone(zone, &path, &account_ids, &mut peers, &mut problems);
+        if let Some(compiled) = compiled {
             if !zone_ids.insert(compiled.id.clone()) {
                 problems.add(
                     format!("{path}.id"),
@@ -156,6 +158,7 @@ fn compile_zone(
     zone: &ZoneFile,
     path: &str,
     account_ids: &HashSet<&str>,
+    peers: &mut PeerCache,
     problems: &mut Problems,
 ) -> Option<ZoneConfig> {
     check_id(&zone.id, format!("{path}.id"), problems);
@@ -243,7 +246,7 @@ fn compile_zone(
         origin_tls: zone.origin_tls,
         origin_sni,
         compression: zone.compression,
-        upstreams: UpstreamTable::build(&addresses, &snis, &settings),
+        upstreams: UpstreamTable::build(&addresses, &snis, &settings, peers),
         esc,
     })
 }

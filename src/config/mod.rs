@@ -158,9 +158,42 @@ pub fn load_file(path: &Path) -> Result<Config, ConfigErrors> {
 
 /// Validates and compiles config text (TOML).
 pub fn load_str(text: &str) -> Result<Config, ConfigErrors> {
-    let file: file::FileConfig =
-        toml::from_str(text).map_err(|e| ConfigErrors(vec![e.to_string().trim().to_string()]))?;
-    compile::compile(file)
+    let compiled = compile::compile(parse_apart(text)?);
+    release_freed_memory();
+    compiled
+}
+
+/// Parses `text` on a short-lived thread. The TOML document peaks at several times the size of
+/// the compiled config (about 100 MiB for 10,000 zones); glibc gives that thread its own arena,
+/// so the peak is not interleaved with the long-lived compiled config and goes back to the OS
+/// once freed (measured: RSS with 10,000 zones 118 MiB before, see the README's Performance).
+fn parse_apart(text: &str) -> Result<file::FileConfig, ConfigErrors> {
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("config-parse".into())
+            .spawn_scoped(scope, || parse(text))
+        {
+            Ok(parsing) => parsing
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => parse(text),
+        }
+    })
+}
+
+/// Hands the pages freed by the parse back to the OS. glibc raises its trim threshold after
+/// freeing large blocks (up to 64 MiB), so it would otherwise keep them mapped.
+#[allow(unsafe_code)] // The crate's one unsafe call: glibc has no safe binding for it.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists; it has no preconditions.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
+fn parse(text: &str) -> Result<file::FileConfig, ConfigErrors> {
+    toml::from_str(text).map_err(|e| ConfigErrors(vec![e.to_string().trim().to_string()]))
 }
 
 #[cfg(test)]

@@ -71,6 +71,40 @@ sni = "origin.example"
 }
 
 #[test]
+fn zones_with_the_same_origin_share_one_peer() {
+    let second = |id: &str, name: &str, extra: &str| {
+        format!(
+            "[[zones]]\nid = \"{id}\"\nname = \"{name}\"\naccount_id = \"{ACCOUNT}\"\n\
+             origin = \"127.0.0.1:8082\"\n{extra}\n"
+        )
+    };
+    let text = with_zone(
+        "",
+        &[
+            second("123e105f4ecef8ad9ca31a8372d0c353", "plain.example", ""),
+            second(
+                "223e105f4ecef8ad9ca31a8372d0c353",
+                "tls-a.example",
+                "origin_tls = true",
+            ),
+            second(
+                "323e105f4ecef8ad9ca31a8372d0c353",
+                "tls-b.example",
+                "origin_tls = true",
+            ),
+        ]
+        .concat(),
+    );
+    let config = load_str(&text).unwrap();
+    let peer = |zone: usize| config.zones[zone].upstreams.peer(0, 0).unwrap();
+    assert!(std::ptr::eq(peer(0), peer(1)), "plain origins share a peer");
+    assert_eq!(peer(0).sni, "", "no SNI on plain HTTP");
+    assert_eq!(peer(2).sni, "tls-a.example");
+    assert_eq!(peer(3).sni, "tls-b.example");
+    assert!(!std::ptr::eq(peer(2), peer(3)), "TLS peers differ by SNI");
+}
+
+#[test]
 fn entry_without_action_and_sni_without_tls_are_rejected() {
     let found = errors(&with_zone(
         "",
