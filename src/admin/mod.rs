@@ -84,6 +84,7 @@ async fn read_body(session: &mut ServerSession) -> Body {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|len| len > BODY_LIMIT as u64) {
+        discard_rest(session).await;
         return Body::TooLarge;
     }
     let mut body = Vec::new();
@@ -91,6 +92,7 @@ async fn read_body(session: &mut ServerSession) -> Body {
         match session.read_request_body().await {
             Ok(Some(chunk)) => {
                 if body.len() + chunk.len() > BODY_LIMIT {
+                    discard_rest(session).await;
                     return Body::TooLarge;
                 }
                 body.extend_from_slice(&chunk);
@@ -100,6 +102,24 @@ async fn read_body(session: &mut ServerSession) -> Body {
             Err(_) => return Body::Complete(body),
         }
     }
+}
+
+/// Reads and drops the rest of an oversized body, bounded in bytes and time, so the client
+/// finishes sending and reads the 413: closing with unread input makes the kernel reset the
+/// connection, and the client sees a broken pipe instead of the answer.
+async fn discard_rest(session: &mut ServerSession) {
+    const DISCARD_LIMIT: usize = 16 * BODY_LIMIT;
+    const DISCARD_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+    let _ = tokio::time::timeout(DISCARD_TIME, async {
+        let mut discarded = 0usize;
+        while let Ok(Some(chunk)) = session.read_request_body().await {
+            discarded += chunk.len();
+            if discarded > DISCARD_LIMIT {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 fn json_response(status: u16, body: serde_json::Value) -> http::Response<Vec<u8>> {
