@@ -44,19 +44,12 @@ impl Echo {
 
     /// First value of request header `name` (lowercase).
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        super::first_header(&self.headers, name)
     }
 
     /// Every value of request header `name`.
     pub fn headers_named(&self, name: &str) -> Vec<&str> {
-        self.headers
-            .iter()
-            .filter(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-            .collect()
+        super::headers_named(&self.headers, name)
     }
 }
 
