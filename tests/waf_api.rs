@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use escgate::admin::envelope::ApiResult;
 use escgate::config::{Plan, ZoneConfig};
 use escgate::waf::api::{handle, handles, WafRequest};
-use escgate::waf::catalog::{catalog, DetectionMode, MANAGED_RULESET_ID};
+use escgate::waf::catalog::{catalog, MANAGED_RULESET_ID};
 use escgate::waf::WafZoneState;
 use serde_json::{json, Value};
 
@@ -109,14 +109,11 @@ fn codes(body: &Value) -> Vec<u64> {
 }
 
 fn vendor_id() -> String {
-    catalog()
-        .package_by_mode(DetectionMode::Traditional)
-        .id
-        .clone()
+    catalog().vendor_package().id.clone()
 }
 
 fn owasp_id() -> String {
-    catalog().package_by_mode(DetectionMode::Anomaly).id.clone()
+    catalog().owasp_package().id.clone()
 }
 
 #[test]
@@ -156,7 +153,7 @@ fn previous_waf_packages_groups_rules() {
     assert_eq!(status, 400);
     assert_eq!(body["errors"][0]["source"]["pointer"], "/sensitivity");
 
-    let vendor = catalog().package_by_mode(DetectionMode::Traditional);
+    let vendor = catalog().vendor_package();
     let group = &vendor.groups[0];
     let rule = &group.rules[0];
     let groups = zone.ok(
@@ -193,7 +190,7 @@ fn previous_waf_packages_groups_rules() {
         &format!("firewall/waf/packages/{}/rules/{}", vendor.id, rule.id),
         Some(json!({"mode": "simulate"})),
     );
-    let owasp_rule = &catalog().package_by_mode(DetectionMode::Anomaly).groups[0].rules[0];
+    let owasp_rule = &catalog().owasp_package().groups[0].rules[0];
     let (status, body) = zone.call(
         "PATCH",
         &format!(

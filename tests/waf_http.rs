@@ -12,9 +12,7 @@ use admin_support::{call, Answer, Auth};
 use common::{Escgate, ACCOUNT_ID};
 use escgate::admin::auth::hash_secret;
 use escgate::rules::{Filter, Limits, RequestView};
-use escgate::waf::catalog::{
-    catalog, DetectionMode, MANAGED_RULESET_ID, OWASP_ANOMALY_RULE_ID, OWASP_RULESET_ID,
-};
+use escgate::waf::catalog::{catalog, MANAGED_RULESET_ID, OWASP_ANOMALY_RULE_ID, OWASP_RULESET_ID};
 use serde_json::{json, Value};
 
 const KEY_EMAIL: &str = "waf-admin@example.com";
@@ -151,14 +149,11 @@ fn codes(answer: &Answer) -> (u16, Vec<u64>) {
 }
 
 fn vendor_id() -> String {
-    catalog()
-        .package_by_mode(DetectionMode::Traditional)
-        .id
-        .clone()
+    catalog().vendor_package().id.clone()
 }
 
 fn owasp_id() -> String {
-    catalog().package_by_mode(DetectionMode::Anomaly).id.clone()
+    catalog().owasp_package().id.clone()
 }
 
 fn bypass_waf(expression: &str) -> Value {
@@ -347,7 +342,7 @@ fn every_mapping_row_one_zone_each_and_after_a_restart() {
     );
 
     // Vendor group off and rule modes → Managed Ruleset rule overrides.
-    let vendor = catalog().package_by_mode(DetectionMode::Traditional);
+    let vendor = catalog().vendor_package();
     let group_off = &vendor.groups[2];
     let disabled = &vendor.groups[0].rules[3];
     let simulated = &vendor.groups[0].rules[0];
@@ -494,8 +489,8 @@ fn every_mapping_row_one_zone_each_and_after_a_restart() {
     assert_rules(&config_of(&server, 11), &expected, "page rule WAF on");
 
     // OWASP group and rule overrides are not migrated, and the answer names them.
-    let owasp_group = &catalog().package_by_mode(DetectionMode::Anomaly).groups[1];
-    let owasp_rule = &catalog().package_by_mode(DetectionMode::Anomaly).groups[0].rules[0];
+    let owasp_group = &catalog().owasp_package().groups[1];
+    let owasp_rule = &catalog().owasp_package().groups[0].rules[0];
     server.ok(
         12,
         "PATCH",
@@ -617,7 +612,7 @@ fn phase_one_versus_phase_two_eligibility() {
 #[test]
 fn uri_override_blocks_until_deleted_then_migration_succeeds() {
     let server = Server::start(&[(1, "business")]);
-    let group = &catalog().package_by_mode(DetectionMode::Traditional).groups[0];
+    let group = &catalog().vendor_package().groups[0];
     let created = server.ok(
         1,
         "POST",
@@ -809,7 +804,7 @@ fn validation_mode_is_refused_below_enterprise() {
 
 /// Every previous-WAF endpoint of a zone (method, target, body).
 fn previous_waf_endpoints() -> Vec<(&'static str, String, Option<Value>)> {
-    let vendor = catalog().package_by_mode(DetectionMode::Traditional);
+    let vendor = catalog().vendor_package();
     let package = format!("firewall/waf/packages/{}", vendor.id);
     let group = format!("{package}/groups/{}", vendor.groups[0].id);
     let rule = format!("{package}/rules/{}", vendor.groups[0].rules[0].id);

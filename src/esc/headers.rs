@@ -20,29 +20,22 @@ pub trait EditableHeaders {
 }
 
 // Inserting a parsed name and value cannot fail: pingora only errors on unparsable input.
-impl EditableHeaders for RequestHeader {
-    fn insert(&mut self, name: &HeaderName, value: &HeaderValue) {
-        let _ = self.insert_header(name, value.clone());
-    }
-    fn append(&mut self, name: &HeaderName, value: &HeaderValue) {
-        let _ = self.append_header(name, value.clone());
-    }
-    fn remove(&mut self, name: &HeaderName) {
-        self.remove_header(name);
-    }
+macro_rules! editable_pingora_headers {
+    ($($header:ty),+) => {$(
+        impl EditableHeaders for $header {
+            fn insert(&mut self, name: &HeaderName, value: &HeaderValue) {
+                let _ = self.insert_header(name, value.clone());
+            }
+            fn append(&mut self, name: &HeaderName, value: &HeaderValue) {
+                let _ = self.append_header(name, value.clone());
+            }
+            fn remove(&mut self, name: &HeaderName) {
+                self.remove_header(name);
+            }
+        }
+    )+};
 }
-
-impl EditableHeaders for ResponseHeader {
-    fn insert(&mut self, name: &HeaderName, value: &HeaderValue) {
-        let _ = self.insert_header(name, value.clone());
-    }
-    fn append(&mut self, name: &HeaderName, value: &HeaderValue) {
-        let _ = self.append_header(name, value.clone());
-    }
-    fn remove(&mut self, name: &HeaderName) {
-        self.remove_header(name);
-    }
-}
+editable_pingora_headers!(RequestHeader, ResponseHeader);
 
 impl HeaderEdits {
     /// Applies the edits to `headers`.

@@ -166,6 +166,16 @@ impl Catalog {
             .unwrap_or(&self.packages[0])
     }
 
+    /// The OWASP anomaly package (`detection_mode: "anomaly"`).
+    pub fn owasp_package(&self) -> &LegacyPackage {
+        self.package_by_mode(DetectionMode::Anomaly)
+    }
+
+    /// The vendor package (`detection_mode: "traditional"`).
+    pub fn vendor_package(&self) -> &LegacyPackage {
+        self.package_by_mode(DetectionMode::Traditional)
+    }
+
     /// The group with this id inside the package `package_id`.
     pub fn group(&self, package_id: &str, group_id: &str) -> Option<&LegacyGroup> {
         let &(p, g) = self.group_index.get(group_id)?;
@@ -228,8 +238,8 @@ mod tests {
     fn catalog_is_consistent() {
         let c = catalog();
         assert_eq!(c.packages.len(), 2);
-        let owasp = c.package_by_mode(DetectionMode::Anomaly);
-        let vendor = c.package_by_mode(DetectionMode::Traditional);
+        let owasp = c.owasp_package();
+        let vendor = c.vendor_package();
         assert_ne!(owasp.id, vendor.id);
         assert!(c.ruleset(MANAGED_RULESET_ID).is_some());
         assert!(c.ruleset(OWASP_RULESET_ID).is_some());
@@ -276,8 +286,8 @@ mod tests {
     #[test]
     fn lookups_respect_the_package() {
         let c = catalog();
-        let owasp = c.package_by_mode(DetectionMode::Anomaly);
-        let vendor = c.package_by_mode(DetectionMode::Traditional);
+        let owasp = c.owasp_package();
+        let vendor = c.vendor_package();
         let group = &vendor.groups[0];
         assert!(c.group(&vendor.id, &group.id).is_some());
         assert!(c.group(&owasp.id, &group.id).is_none());

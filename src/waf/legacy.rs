@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::catalog::{catalog, DetectionMode};
+use super::catalog::catalog;
 
 /// `on` / `off`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -232,7 +232,7 @@ impl LegacyWaf {
     /// Group and rule ids of the OWASP package whose mode differs from the default: the
     /// migration drops them (spec 3.2).
     pub fn owasp_customizations(&self) -> (Vec<String>, Vec<String>) {
-        let owasp = catalog().package_by_mode(DetectionMode::Anomaly);
+        let owasp = catalog().owasp_package();
         let mut groups = Vec::new();
         let mut rules = Vec::new();
         for group in &owasp.groups {
@@ -293,8 +293,8 @@ mod tests {
 
     #[test]
     fn owasp_customizations_list_changed_modes_only() {
-        let owasp = catalog().package_by_mode(DetectionMode::Anomaly);
-        let vendor = catalog().package_by_mode(DetectionMode::Traditional);
+        let owasp = catalog().owasp_package();
+        let vendor = catalog().vendor_package();
         let mut waf = LegacyWaf::default();
         waf.group_modes
             .insert(owasp.groups[0].id.clone(), "off".into());

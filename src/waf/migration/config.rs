@@ -7,9 +7,7 @@
 
 use super::url_pattern::pattern_expression;
 use crate::admin::envelope::ErrorItem;
-use crate::waf::catalog::{
-    catalog, DetectionMode, MANAGED_RULESET_ID, OWASP_ANOMALY_RULE_ID, OWASP_RULESET_ID,
-};
+use crate::waf::catalog::{catalog, MANAGED_RULESET_ID, OWASP_ANOMALY_RULE_ID, OWASP_RULESET_ID};
 use crate::waf::legacy::{
     ActionMode, LegacyWaf, OnOff, PageRuleAction, PageRuleStatus, Sensitivity,
 };
@@ -87,7 +85,7 @@ fn skip_current() -> ActionParameters {
 /// Overrides of the Cloudflare Managed Ruleset from the vendor package: a group turned off
 /// disables every rule it held; a rule's own mode becomes an action or `enabled: false`.
 fn managed_overrides(waf: &LegacyWaf) -> Overrides {
-    let vendor = catalog().package_by_mode(DetectionMode::Traditional);
+    let vendor = catalog().vendor_package();
     let mut rules = Vec::new();
     for group in &vendor.groups {
         let group_off = waf.group_mode(&group.id, &group.default_mode) == "off";
@@ -365,7 +363,7 @@ mod tests {
 
     #[test]
     fn vendor_group_and_rule_modes_become_rule_overrides() {
-        let vendor = catalog().package_by_mode(DetectionMode::Traditional);
+        let vendor = catalog().vendor_package();
         let mut waf = waf_on();
         let off_group = &vendor.groups[1];
         waf.group_modes.insert(off_group.id.clone(), "off".into());
@@ -529,7 +527,7 @@ mod tests {
 
     #[test]
     fn owasp_customizations_are_reported_not_migrated() {
-        let owasp = catalog().package_by_mode(DetectionMode::Anomaly);
+        let owasp = catalog().owasp_package();
         let mut waf = waf_on();
         waf.group_modes
             .insert(owasp.groups[0].id.clone(), "off".into());
