@@ -127,7 +127,10 @@ fn decision(c: &mut Criterion) {
                     .unwrap();
                 r
             },
-            |mut r| strip_disable_esc_cookies(&mut r),
+            |mut r| {
+                strip_disable_esc_cookies(&mut r);
+                r
+            },
             criterion::BatchSize::SmallInput,
         )
     });

@@ -83,10 +83,7 @@ fn secret_reason(
     let mut zone_match = Choice::from(0);
     let mut account_match = Choice::from(0);
     for header in headers.get_all(http::header::COOKIE) {
-        for (name, value) in cookie_pairs(header.as_bytes()) {
-            if name != DISABLE_ESC_COOKIE.as_bytes() {
-                continue;
-            }
+        for value in disable_esc_values(header.as_bytes()) {
             let value = unquote(value);
             if let Some(secret) = zone_secret {
                 zone_match |= value.ct_eq(secret.as_bytes());
@@ -120,6 +117,38 @@ fn cookie_pairs(header: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
     })
 }
 
+static DISABLE_ESC_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+    std::sync::LazyLock::new(|| memchr::memmem::Finder::new(DISABLE_ESC_COOKIE));
+
+/// The values of the `disable_esc` cookies of one `Cookie` header, in order: exactly the values
+/// of the pairs of [`cookie_pairs`] named `disable_esc`, found from the name's occurrences (one
+/// SIMD substring search) instead of parsing every pair, because the usual request carries
+/// other cookies and none of ours.
+fn disable_esc_values(header: &[u8]) -> impl Iterator<Item = &[u8]> {
+    DISABLE_ESC_FINDER
+        .find_iter(header)
+        .filter_map(move |start| {
+            // A cookie name starts a pair: only whitespace since the header start or the last `;`.
+            let before = header[..start].trim_ascii_end();
+            if !before.is_empty() && !before.ends_with(b";") {
+                return None;
+            }
+            let rest = &header[start + DISABLE_ESC_COOKIE.len()..];
+            let rest = &rest[..rest.iter().position(|b| *b == b';').unwrap_or(rest.len())];
+            match rest.trim_ascii_start() {
+                [] => Some(&rest[rest.len()..]),
+                [b'=', value @ ..] => Some(value.trim_ascii()),
+                // A longer name that starts with ours.
+                _ => None,
+            }
+        })
+}
+
+/// True when `header` (one `Cookie` value) holds a `disable_esc` cookie.
+fn carries_disable_esc(header: &[u8]) -> bool {
+    disable_esc_values(header).next().is_some()
+}
+
 /// RFC 6265 allows a cookie value wrapped in double quotes; secrets never contain one.
 fn unquote(value: &[u8]) -> &[u8] {
     match value {
@@ -132,7 +161,7 @@ fn unquote(value: &[u8]) -> &[u8] {
 /// the header as it is), `Some(empty)` when nothing else is left (drop the header). The other
 /// cookies keep their order and bytes, joined by `"; "`.
 pub fn cookie_header_without_disable_esc(header: &[u8]) -> Option<Vec<u8>> {
-    if !cookie_pairs(header).any(|(name, _)| name == DISABLE_ESC_COOKIE.as_bytes()) {
+    if !carries_disable_esc(header) {
         return None;
     }
     let mut kept = Vec::with_capacity(header.len());
@@ -155,39 +184,44 @@ pub fn cookie_header_without_disable_esc(header: &[u8]) -> Option<Vec<u8>> {
 /// leaving other cookies untouched; a `Cookie` header left empty is removed. Allocates only when
 /// a `disable_esc` cookie is present. Returns true when something was removed.
 pub fn strip_disable_esc_cookies(request: &mut pingora::http::RequestHeader) -> bool {
-    let carries_it = request
-        .headers
-        .get_all(http::header::COOKIE)
+    let cookies = request.headers.get_all(http::header::COOKIE);
+    if !cookies
         .iter()
-        .any(|value| {
-            cookie_pairs(value.as_bytes()).any(|(name, _)| name == DISABLE_ESC_COOKIE.as_bytes())
-        });
-    if !carries_it {
+        .any(|value| carries_disable_esc(value.as_bytes()))
+    {
         return false;
     }
-    let rewritten: Vec<Option<Vec<u8>>> = request
-        .headers
-        .get_all(http::header::COOKIE)
+    if cookies.iter().nth(1).is_none() {
+        // One `Cookie` header, the usual case: replace it in place, no list of values.
+        let rewritten = cookies
+            .iter()
+            .next()
+            .and_then(|value| cookie_header_without_disable_esc(value.as_bytes()));
+        let kept = rewritten
+            .filter(|rest| !rest.is_empty())
+            .and_then(|rest| http::HeaderValue::from_maybe_shared(bytes::Bytes::from(rest)).ok());
+        match kept {
+            // Replacing a valid name/value pair cannot fail.
+            Some(value) => drop(request.insert_header(http::header::COOKIE, value)),
+            // Nothing else was left (or, impossibly, the rest was not a valid value): the secret
+            // must not reach the origin either way.
+            None => drop(request.remove_header(&http::header::COOKIE)),
+        }
+        return true;
+    }
+    let kept: Vec<http::HeaderValue> = cookies
         .iter()
-        .map(|value| cookie_header_without_disable_esc(value.as_bytes()))
-        .collect();
-    let originals: Vec<http::HeaderValue> = request
-        .headers
-        .get_all(http::header::COOKIE)
-        .iter()
-        .cloned()
+        .filter_map(
+            |value| match cookie_header_without_disable_esc(value.as_bytes()) {
+                None => Some(value.clone()),
+                Some(rest) if rest.is_empty() => None,
+                // The kept bytes come from a valid header value, so they are a valid value too.
+                Some(rest) => http::HeaderValue::from_maybe_shared(bytes::Bytes::from(rest)).ok(),
+            },
+        )
         .collect();
     request.remove_header(&http::header::COOKIE);
-    for (original, rewritten) in originals.into_iter().zip(rewritten) {
-        let value = match rewritten {
-            None => original,
-            Some(bytes) if bytes.is_empty() => continue,
-            // The kept bytes come from a valid header value, so they are a valid value too.
-            Some(bytes) => match http::HeaderValue::from_bytes(&bytes) {
-                Ok(value) => value,
-                Err(_) => continue,
-            },
-        };
+    for value in kept {
         // Appending a valid name/value pair cannot fail.
         let _ = request.append_header(http::header::COOKIE, value);
     }
@@ -241,6 +275,15 @@ mod tests {
         assert_eq!(reason(&secrets, &["disable_esc="]), Reason::Applied);
         assert_eq!(reason(&secrets, &["Disable_Esc=zs"]), Reason::Applied);
         assert_eq!(reason(&secrets, &["other=zs"]), Reason::Applied);
+        // The name only counts as a cookie name, never inside another cookie's name or value.
+        assert_eq!(reason(&secrets, &["a=disable_esc; b=zs"]), Reason::Applied);
+        assert_eq!(reason(&secrets, &["x=disable_esc=zs"]), Reason::Applied);
+        assert_eq!(reason(&secrets, &["my_disable_esc=zs"]), Reason::Applied);
+        assert_eq!(reason(&secrets, &["disable_esc x=zs"]), Reason::Applied);
+        assert_eq!(
+            reason(&secrets, &[" disable_esc = zs ;"]),
+            Reason::ZoneSecret
+        );
         // Several cookies, several headers: any matching disable_esc cookie counts.
         assert_eq!(
             reason(&secrets, &["a=1; disable_esc=wrong; disable_esc=as ; b=2"]),
@@ -259,6 +302,26 @@ mod tests {
         assert_eq!(reason(&other, &["disable_esc=os"]), Reason::Applied);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn value_scan_agrees_with_pair_parsing(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "disable_esc", "disable_esc=", "=", ";", " ", "\t", "x", "v\"", "\"", "_esc",
+                ]),
+                0..12,
+            )
+        ) {
+            let header = parts.concat();
+            let scanned: Vec<&[u8]> = disable_esc_values(header.as_bytes()).collect();
+            let parsed: Vec<&[u8]> = cookie_pairs(header.as_bytes())
+                .filter(|(name, _)| *name == DISABLE_ESC_COOKIE.as_bytes())
+                .map(|(_, value)| value)
+                .collect();
+            proptest::prop_assert_eq!(scanned, parsed, "header {:?}", header);
+        }
+    }
+
     #[test]
     fn rewrite_keeps_other_cookies() {
         assert_eq!(cookie_header_without_disable_esc(b"a=1; b=2"), None);
@@ -274,6 +337,21 @@ mod tests {
             cookie_header_without_disable_esc(b"xdisable_esc=s;disable_escx=t"),
             None
         );
+    }
+
+    #[test]
+    fn strip_rewrites_or_drops_a_single_header() {
+        let mut request = pingora::http::RequestHeader::build("GET", b"/", None).unwrap();
+        request
+            .append_header("Cookie", "a=1; disable_esc=s; b=2")
+            .unwrap();
+        assert!(strip_disable_esc_cookies(&mut request));
+        assert_eq!(request.headers["cookie"], "a=1; b=2");
+        assert!(!strip_disable_esc_cookies(&mut request));
+        let mut request = pingora::http::RequestHeader::build("GET", b"/", None).unwrap();
+        request.append_header("Cookie", " disable_esc=s ").unwrap();
+        assert!(strip_disable_esc_cookies(&mut request));
+        assert!(request.headers.get("cookie").is_none());
     }
 
     #[test]

@@ -1,12 +1,14 @@
 //! What any well-behaved proxy does to a forwarded request: `X-Forwarded-*` and `Via`.
 
 use http::header::VIA;
+use http::HeaderValue;
 use pingora::http::RequestHeader;
 
 const VIA_VALUE: &str = "1.1 escgate";
 
 /// Appends the client to `X-Forwarded-For`, sets `X-Forwarded-Proto` (this listener's scheme,
-/// replacing anything the client sent) and appends to `Via`.
+/// replacing anything the client sent) and appends to `Via`. Static values are used as they are
+/// (no copy); only a value that depends on the request is formatted.
 pub fn add_forwarding_headers(
     request: &mut RequestHeader,
     client_ip: Option<std::net::IpAddr>,
@@ -19,13 +21,17 @@ pub fn add_forwarding_headers(
         };
         let _ = request.insert_header("x-forwarded-for", forwarded_for);
     }
-    let proto = if tls { "https" } else { "http" };
+    let proto = HeaderValue::from_static(if tls { "https" } else { "http" });
     let _ = request.insert_header("x-forwarded-proto", proto);
     let via = match request.headers.get(VIA).map(|v| v.to_str()) {
-        Some(Ok(previous)) if !previous.is_empty() => format!("{previous}, {VIA_VALUE}"),
-        _ => VIA_VALUE.to_string(),
+        Some(Ok(previous)) if !previous.is_empty() => {
+            HeaderValue::try_from(format!("{previous}, {VIA_VALUE}"))
+        }
+        _ => Ok(HeaderValue::from_static(VIA_VALUE)),
     };
-    let _ = request.insert_header(VIA, via);
+    if let Ok(via) = via {
+        let _ = request.insert_header(VIA, via);
+    }
 }
 
 #[cfg(test)]
