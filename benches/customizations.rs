@@ -10,6 +10,10 @@ use escgate::esc;
 use escgate::proxy::view::request_view;
 use pingora::http::{RequestHeader, ResponseHeader};
 
+// Measured with the allocator the escgate binary ships with.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const CONFIG: &str = r#"
 [server]
 listen = "127.0.0.1:8080"

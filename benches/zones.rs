@@ -6,6 +6,10 @@
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use escgate::zones::ZoneIndex;
 
+// Measured with the allocator the escgate binary ships with.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn zone_names(count: usize) -> Vec<String> {
     (0..count).map(|i| format!("zone{i}.example")).collect()
 }

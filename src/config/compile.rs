@@ -447,10 +447,7 @@ fn uri_rewrite(file: &RewriteUriFile, path: &str, problems: &mut Problems) -> Op
                 .size_limit(MAX_PATH_REGEX_SIZE)
                 .build()
             {
-                Ok(regex) => Some(PathRewrite::Regex {
-                    regex,
-                    replace: replace.clone(),
-                }),
+                Ok(regex) => Some(PathRewrite::from_regex(regex, replace.clone())),
                 Err(e) => {
                     problems.add(format!("{path}.path_regex"), e);
                     return None;
