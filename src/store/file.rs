@@ -26,7 +26,8 @@ pub const DEFAULT_COMPACTION_BYTES: u64 = 4 << 20;
 #[derive(Debug)]
 pub struct FileStore {
     layout: Layout,
-    compaction_bytes: u64,
+    /// `None`: the default policy (the segment outgrew the snapshot and the default size).
+    compaction_bytes: Option<u64>,
     journal: Mutex<Option<Appender>>,
     compaction: Arc<CompactionStatus>,
     compactor: Mutex<Option<JoinHandle<()>>>,
@@ -55,17 +56,17 @@ impl FileStore {
     pub fn new(path: impl Into<PathBuf>) -> Self {
         FileStore {
             layout: Layout::new(path.into()),
-            compaction_bytes: DEFAULT_COMPACTION_BYTES,
+            compaction_bytes: None,
             journal: Mutex::new(None),
             compaction: Arc::default(),
             compactor: Mutex::new(None),
         }
     }
 
-    /// The same store compacting once the open segment holds `bytes` (and outgrew the
-    /// snapshot) instead of [`DEFAULT_COMPACTION_BYTES`].
+    /// The same store compacting whenever the open segment holds `bytes`, whatever the
+    /// snapshot size (tests and benches that want compactions to happen often).
     pub fn with_compaction_bytes(mut self, bytes: u64) -> Self {
-        self.compaction_bytes = bytes;
+        self.compaction_bytes = Some(bytes);
         self
     }
 
@@ -242,12 +243,10 @@ impl FileStore {
         first_segment: u64,
         journal_from: u64,
     ) -> Result<(), StoreError> {
-        let mut expected = first_segment;
-        for &segment in segments {
+        for (expected, &segment) in (first_segment..).zip(segments) {
             if segment != expected {
                 return Err(self.missing_segment(expected));
             }
-            expected += 1;
         }
         if segments.is_empty() && journal_from > 0 {
             // Compaction creates the segment before the snapshot that names it.
@@ -283,9 +282,11 @@ impl FileStore {
     }
 
     fn compaction_due(&self, appender: &Appender) -> bool {
-        let snapshot_bytes = self.compaction.snapshot_bytes.load(Ordering::Relaxed);
-        appender.len() >= self.compaction_bytes.max(snapshot_bytes)
-            && !self.compaction.running.load(Ordering::Acquire)
+        let threshold = self.compaction_bytes.unwrap_or_else(|| {
+            let snapshot_bytes = self.compaction.snapshot_bytes.load(Ordering::Relaxed);
+            DEFAULT_COMPACTION_BYTES.max(snapshot_bytes)
+        });
+        appender.len() >= threshold && !self.compaction.running.load(Ordering::Acquire)
     }
 
     /// Switches appends to a new segment and snapshots `state` (everything up to the rotation)
