@@ -112,6 +112,7 @@ impl FileStore {
     /// first [`Store::commit`] does the same.
     pub fn open(&self) -> Result<TenantState, StoreError> {
         let mut journal = self.lock_journal();
+        self.finish_compaction();
         let loaded = self.read()?;
         *journal = Some(self.open_appender(&loaded)?);
         Ok(loaded.state)
@@ -420,8 +421,12 @@ fn delete_segments_before(layout: &Layout, first_kept: u64) -> Result<(), StoreE
     let mut deleted = false;
     for segment in segments.into_iter().filter(|&n| n < first_kept) {
         let path = layout.segment(segment);
-        fs::remove_file(&path).map_err(|e| io_error(&path, e))?;
-        deleted = true;
+        match fs::remove_file(&path) {
+            Ok(()) => deleted = true,
+            // Already gone is what we want (another deleter got there first).
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_error(&path, e)),
+        }
     }
     if deleted {
         layout
