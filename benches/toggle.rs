@@ -112,6 +112,14 @@ fn bench_writer(
                 w.apply(toggle(i)).unwrap()
             })
         });
+        if compaction_bytes.is_some_and(|bytes| i * 90 > 2 * bytes) {
+            drop(w);
+            let text = std::fs::read(dir.join(&name).join("state.json")).unwrap();
+            let doc: escgate::state::tenant::TenantDocument =
+                serde_json::from_slice(&text).unwrap();
+            assert!(doc.journal_from > 2, "compactions ran during the bench");
+            assert_eq!(doc.zones.len(), zones);
+        }
     }
     group.finish();
 }
