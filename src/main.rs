@@ -22,9 +22,9 @@ struct Cli {
     /// Config file (TOML).
     #[arg(long, default_value = escgate::config::DEFAULT_CONFIG_PATH)]
     config: PathBuf,
-    /// Check the config file and the state file it names, and exit: 0 when the config is valid
-    /// (with a warning per zone/account the state holds but the config no longer defines),
-    /// else every error and 1 (an unreadable or invalid state file is an error).
+    /// Check the config file and the state it names (snapshot plus journal), and exit: 0 when
+    /// the config is valid (with a warning per zone/account the state holds but the config no
+    /// longer defines), else every error and 1 (an unreadable or invalid state file is an error).
     #[arg(long)]
     validate: bool,
     #[command(subcommand)]
@@ -74,8 +74,9 @@ fn main() -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--validate`: every config error, then the state file at `server.state_path` (when it
-/// exists) checked against the config. Orphaned state is kept by the server, so it only warns.
+/// `--validate`: every config error, then the state at `server.state_path` (snapshot plus
+/// journal segments, read without modifying them) checked against the config. Orphaned state is
+/// kept by the server, so it only warns.
 fn validate(config_path: &std::path::Path) -> ExitCode {
     use escgate::store::{FileStore, Store};
     let config = match escgate::config::load_file(config_path) {

@@ -10,11 +10,34 @@ fn esc_url(server: &AdminServer, scope: &str, id: &str) -> String {
     format!("{}/{scope}/{id}/disable_esc", server.base())
 }
 
+/// What a restart would load (snapshot plus journal), as the snapshot document's JSON.
 fn stored(server: &AdminServer) -> Value {
-    match std::fs::read(&server.state_path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).expect("state file is valid JSON"),
-        Err(_) => Value::Null,
-    }
+    use escgate::store::{FileStore, Store};
+    let state = FileStore::new(&server.state_path)
+        .load()
+        .expect("stored state loads");
+    serde_json::to_value(state.to_document()).expect("document serializes")
+}
+
+/// The bytes of every state file (snapshot, journal segments), by name: unchanged bytes mean
+/// nothing was written at all.
+fn stored_files(server: &AdminServer) -> Vec<(std::ffi::OsString, Vec<u8>)> {
+    let prefix = server.state_path.file_name().expect("file name").to_owned();
+    let dir = server.state_path.parent().expect("directory");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("state directory")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| {
+            path.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&*prefix.to_string_lossy()))
+        })
+        .map(|path| {
+            let bytes = std::fs::read(&path).expect("state file");
+            (path.file_name().expect("name").to_owned(), bytes)
+        })
+        .collect();
+    files.sort();
+    files
 }
 
 #[test]
@@ -227,7 +250,8 @@ fn every_bad_input_is_an_enveloped_4xx_and_changes_nothing() {
         admin(),
         r#"{"always": true, "with_secret": "before"}"#,
     );
-    let before = std::fs::read(&server.state_path).unwrap();
+    let before = stored_files(&server);
+    assert!(!before.is_empty());
     let too_long = format!(r#"{{"with_secret": "{}"}}"#, "a".repeat(101));
     let cases: Vec<(&str, Vec<u8>, u16, u64)> = vec![
         ("application/json", b"{not json".to_vec(), 400, 6007),
@@ -311,7 +335,7 @@ fn every_bad_input_is_an_enveloped_4xx_and_changes_nothing() {
     );
     assert_eq!(waf_unplugged.status, 400);
 
-    assert_eq!(std::fs::read(&server.state_path).unwrap(), before);
+    assert_eq!(stored_files(&server), before);
     assert_eq!(
         call("GET", &url, admin(), None).json,
         json!({"always": true, "with_secret": "before"})

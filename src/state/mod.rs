@@ -1,6 +1,7 @@
 //! The immutable snapshot the hot path reads, and the single writer that replaces it.
 
 mod pmap;
+mod record;
 pub mod tenant;
 mod writer;
 
@@ -9,6 +10,7 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 
 pub use pmap::PMap;
+pub use record::Record;
 pub use writer::{Change, EscEdit, SecretEdit, WriteError, Writer};
 
 /// One consistent version of everything a request needs: operator config + tenant state.
@@ -22,17 +24,16 @@ pub struct Snapshot {
 /// The handle shared by the proxy, the admin API and the reloader.
 pub type SharedSnapshot = Arc<ArcSwap<Snapshot>>;
 
-/// Opens the tenant state of `config` (the JSON file store at `server.state_path`) and returns
-/// the shared snapshot and its writer, ready for the proxy and [`crate::admin::service`].
-/// A missing state file is an empty state (its directory is created); an unreadable or invalid one is an error (never
-/// silently replaced).
+/// Opens the tenant state of `config` (the file store at `server.state_path`: snapshot plus
+/// journal, see [`crate::store`]) and returns the shared snapshot and its writer, ready for the
+/// proxy and [`crate::admin::service`]. A missing state file is an empty state (its directory is
+/// created); an unreadable or invalid one is an error (never silently replaced).
 pub fn open(
     config: crate::config::Config,
 ) -> Result<(SharedSnapshot, Arc<Writer>), crate::store::StoreError> {
-    use crate::store::Store;
     let store = Arc::new(crate::store::FileStore::new(&config.server.state_path));
     store.create_directory()?;
-    let tenant = store.load()?;
+    let tenant = store.open()?;
     let shared: SharedSnapshot = Arc::new(ArcSwap::from_pointee(Snapshot {
         config: Arc::new(config),
         tenant: Arc::new(tenant),

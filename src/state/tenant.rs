@@ -115,6 +115,7 @@ impl TenantState {
             format: TenantDocument::FORMAT,
             zones,
             accounts,
+            journal_from: 0,
         }
     }
 
@@ -167,6 +168,15 @@ pub struct TenantDocument {
     pub zones: BTreeMap<String, ZoneDocument>,
     #[serde(default)]
     pub accounts: BTreeMap<String, AccountDocument>,
+    /// The first journal segment to replay on top of this document (the file store's
+    /// compaction writes it; 0, the default for files written before the journal, means
+    /// every segment present).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub journal_from: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl TenantDocument {

@@ -135,7 +135,7 @@ impl Writer {
         let current = self.shared.load_full();
         let change = build(&current).map_err(WriteError::Rejected)?;
         let next = Arc::new(change.apply(&current.tenant));
-        self.store.save(&next)?;
+        self.store.commit(&change, &next)?;
         self.publish_tenant(next.clone());
         Ok(next)
     }
