@@ -1,12 +1,13 @@
 //! The per-request ESC decision (`esc::decision::decide`) and the upstream cookie strip: what
 //! every proxied request pays. Compared: no tenant state (no cookie scan), secrets configured but
 //! no cookie, a matching cookie among several, a wrong cookie in several `Cookie` headers; and
-//! the strip with and without a `disable_esc` cookie. State holds 100k zones so lookups are at
-//! their deepest.
+//! the strip with and without a `disable_esc` cookie; and the whole decision path (Host -> zone
+//! lookup, then the decision). State holds 100k zones so lookups are at their deepest.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
-use escgate::esc::decision::{decide, strip_disable_esc_cookies};
+use escgate::esc::decision::{decide, strip_disable_esc_cookies, Reason};
 use escgate::state::tenant::{EscSetting, TenantState};
+use escgate::zones::ZoneIndex;
 
 // Measured with the allocator the escgate binary ships with.
 #[global_allocator]
@@ -115,6 +116,43 @@ fn decision(c: &mut Criterion) {
             )
         })
     });
+    group.finish();
+
+    // The whole per-request decision path: Host -> zone (100k zones), then the decision with
+    // the load benchmark's cookie (a disable_esc cookie that does not match the zone's secret).
+    let names: Vec<String> = (0..ZONES).map(|i| format!("zone{i}.example")).collect();
+    let index = ZoneIndex::build(names.iter().map(String::as_str));
+    let zone_ids: Vec<String> = (0..ZONES).map(zone_id).collect();
+    let bench_cookie = headers(&["session=4f2a9c; disable_esc=not-the-bench-secret; theme=dark"]);
+    // What is measured has to be right: the bench cookie leaves ESC applied, the matching one
+    // disables it by the zone's secret.
+    let zone_of = |host| index.lookup(host).map(|i| zone_ids[i as usize].as_str());
+    assert_eq!(zone_of("zone4242.example"), Some(zone.as_str()));
+    assert_eq!(
+        decide(&tenant, &zone, "acct", &bench_cookie).reason,
+        Reason::Applied
+    );
+    assert_eq!(
+        decide(&tenant, &zone, "acct", &matching).reason,
+        Reason::ZoneSecret
+    );
+    let mut group = c.benchmark_group("decision_path");
+    for (case, request) in [
+        ("bench_cookie", &bench_cookie),
+        ("matching_cookie", &matching),
+    ] {
+        group.bench_function(case, |b| {
+            b.iter(|| {
+                let zone = index.lookup(black_box("zone4242.example"))?;
+                Some(decide(
+                    &tenant,
+                    &zone_ids[zone as usize],
+                    "acct",
+                    black_box(request),
+                ))
+            })
+        });
+    }
     group.finish();
 
     let mut group = c.benchmark_group("strip_disable_esc");

@@ -12,6 +12,13 @@ use sha2::{Digest, Sha256};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Allocator options have to be set before the first allocation, which the Rust runtime makes
+/// before `main`: run as an ELF constructor.
+#[cfg(target_os = "linux")]
+#[used]
+#[link_section = ".init_array"]
+static CONFIGURE_ALLOCATOR: extern "C" fn() = escgate::memory::configure_allocator;
+
 #[derive(Parser)]
 #[command(
     name = "escgate",
@@ -60,7 +67,9 @@ fn main() -> anyhow::Result<ExitCode> {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-    let app = match escgate::app::build(&cli.config) {
+    // Building parses the config and loads the state: transient peaks several times the size of
+    // what stays (see `memory`).
+    let app = match escgate::memory::releasing_transient(|| escgate::app::build(&cli.config)) {
         Ok(app) => app,
         Err(errors) => {
             for error in &errors.0 {

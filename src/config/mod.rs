@@ -158,9 +158,7 @@ pub fn load_file(path: &Path) -> Result<Config, ConfigErrors> {
 
 /// Validates and compiles config text (TOML).
 pub fn load_str(text: &str) -> Result<Config, ConfigErrors> {
-    let compiled = compile::compile(parse_apart(text)?);
-    release_freed_memory();
-    compiled
+    crate::memory::releasing_transient(|| compile::compile(parse_apart(text)?))
 }
 
 /// Parses `text` on a short-lived thread. The TOML document peaks at several times the size of
@@ -179,17 +177,6 @@ fn parse_apart(text: &str) -> Result<file::FileConfig, ConfigErrors> {
             Err(_) => parse(text),
         }
     })
-}
-
-/// Hands the pages freed by the parse back to the OS. glibc raises its trim threshold after
-/// freeing large blocks (up to 64 MiB), so it would otherwise keep them mapped.
-#[allow(unsafe_code)] // The crate's one unsafe call: glibc has no safe binding for it.
-fn release_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only walks the allocator's own free lists; it has no preconditions.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }
 
 fn parse(text: &str) -> Result<file::FileConfig, ConfigErrors> {

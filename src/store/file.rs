@@ -164,8 +164,27 @@ impl FileStore {
         self.journal.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Reads the snapshot, then replays the segments it does not include. Never writes.
+    /// [`Self::read_once`], again when it failed because a compaction (this process's, or a
+    /// running server's while `--validate` reads) replaced the snapshot and deleted the segments
+    /// it covers between our reading the snapshot and reading a segment.
     fn read(&self) -> Result<Loaded, StoreError> {
+        let snapshot_identity = || {
+            use std::os::unix::fs::MetadataExt;
+            let meta = fs::metadata(self.layout.snapshot()).ok()?;
+            Some((meta.ino(), meta.mtime(), meta.mtime_nsec(), meta.len()))
+        };
+        let mut retries = 0;
+        loop {
+            let before = snapshot_identity();
+            match self.read_once() {
+                Err(_) if retries < 10 && snapshot_identity() != before => retries += 1,
+                result => return result,
+            }
+        }
+    }
+
+    /// Reads the snapshot, then replays the segments it does not include. Never writes.
+    fn read_once(&self) -> Result<Loaded, StoreError> {
         let snapshot_path = self.layout.snapshot();
         let (doc, snapshot_bytes) = match fs::read(snapshot_path) {
             Ok(text) => {
