@@ -13,6 +13,7 @@ pub mod app;
 pub mod config;
 pub mod demo_origin;
 pub mod esc;
+pub mod hashing;
 pub mod memory;
 pub mod proxy;
 pub mod rules;

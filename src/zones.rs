@@ -4,13 +4,15 @@
 
 use std::collections::HashMap;
 
+use crate::hashing::FastHash;
+
 /// Longest host name looked up; longer names (not valid DNS names) match no zone.
 const MAX_HOST_LEN: usize = 253;
 
 /// Zone names (lowercase) → index into [`crate::config::Config::zones`].
 #[derive(Debug, Clone, Default)]
 pub struct ZoneIndex {
-    by_name: HashMap<Box<str>, u32>,
+    by_name: HashMap<Box<str>, u32, FastHash>,
 }
 
 impl ZoneIndex {
@@ -42,12 +44,20 @@ impl ZoneIndex {
         if name.is_empty() || name.len() > MAX_HOST_LEN {
             return None;
         }
-        // Lowercase on the stack: no allocation per request.
-        let mut buffer = [0u8; MAX_HOST_LEN];
-        let lower = &mut buffer[..name.len()];
-        lower.copy_from_slice(name.as_bytes());
-        lower.make_ascii_lowercase();
-        let mut candidate = std::str::from_utf8(lower).ok()?;
+        if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            // Lowercase on the stack: no allocation per request.
+            let mut buffer = [0u8; MAX_HOST_LEN];
+            let lower = &mut buffer[..name.len()];
+            lower.copy_from_slice(name.as_bytes());
+            lower.make_ascii_lowercase();
+            self.lookup_lowercase(std::str::from_utf8(lower).ok()?)
+        } else {
+            self.lookup_lowercase(name)
+        }
+    }
+
+    /// The exact name, then each parent domain.
+    fn lookup_lowercase(&self, mut candidate: &str) -> Option<u32> {
         loop {
             if let Some(index) = self.by_name.get(candidate) {
                 return Some(*index);
