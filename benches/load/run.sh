@@ -457,7 +457,7 @@ report() {
   echo "peers: $(nginx -v 2>&1 | sed 's/.*: //'), $(haproxy -v 2>/dev/null | awk 'NR == 1 { print $1, $3 }'), $(wrk -v 2>&1 | awk 'NR == 1 { print $1, $2 }')"
   echo "load: wrk -t1 -c$CONNECTIONS, ${ROUNDS} interleaved rounds of ${WARMUP}s warm-up + ${DURATION}s;" \
     "$([ ${#PIN_SERVER[@]} -gt 0 ] && echo 'servers on CPU 0, load generator on CPU 1' || echo 'not pinned (one CPU)'); escgate zones: $ZONES"
-  echo "work: 5 request-header sets, Host -> origin.internal, 2 response-header sets; cookie disable_esc present, not matching"
+  echo "work: 5 request-header sets, Host -> origin.internal, X-Forwarded-For/Proto + Via, 2 response-header sets; cookie disable_esc present, not matching"
   [ "$ESC_DISABLED" = 1 ] && echo "escgate: zone disable_esc flag set (escgate should forward untouched)"
   echo "load average when the servers started: $LOADAVG_AT_START (other work on the machine skews every figure)"
   [ "$ROUNDS" -ge 3 ] || echo "WARNING: fewer than 3 rounds: not a protocol run"
