@@ -3,13 +3,15 @@
 //! It does exactly the header work of the load benchmark's ESC entry and nothing else: five
 //! request-header sets, the Host switch, the forwarding headers every proxy adds (escgate's own
 //! function, as nginx and haproxy do in the benchmark) and two response-header sets, to one
-//! keep-alive origin, on one worker thread. escgate's CPU per request minus this binary's is the cost of escgate's
-//! own logic (zone lookup, ESC decision, cookie scan), so keep this file free of extra work.
+//! keep-alive origin with escgate's default timeouts, on one worker thread. escgate's CPU per
+//! request minus this binary's is the cost of escgate's own logic (zone lookup, ESC decision,
+//! cookie scan), so keep this file free of extra work.
 //!
 //! Usage: `pingora_baseline --listen 127.0.0.1:18084 --origin 127.0.0.1:18081`.
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use async_trait::async_trait;
 use clap::Parser;
@@ -110,8 +112,14 @@ fn main() {
     };
     let mut server = Server::new_with_opt_and_conf(None, conf);
     server.bootstrap();
+    // The origin timeouts escgate sets by default (connect 5 s, read 30 s, idle 60 s); nginx and
+    // haproxy time their upstreams out too. pingora arms a timer for every guarded read.
+    let mut origin = HttpPeer::new(args.origin, false, String::new());
+    origin.options.connection_timeout = Some(Duration::from_secs(5));
+    origin.options.read_timeout = Some(Duration::from_secs(30));
+    origin.options.idle_timeout = Some(Duration::from_secs(60));
     let proxy = BaselineProxy {
-        origin: Box::new(HttpPeer::new(args.origin, false, String::new())),
+        origin: Box::new(origin),
     };
     let mut service = pingora::proxy::http_proxy_service(&server.configuration, proxy);
     service.add_tcp(&args.listen.to_string());
