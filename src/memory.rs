@@ -11,8 +11,9 @@ use std::sync::{Mutex, MutexGuard};
 
 use libmimalloc_sys::{mi_collect, mi_option_get, mi_option_set, mi_option_t};
 
-// Positions in mimalloc's (v3, as libmimalloc-sys builds it) `mi_option_e`, which libmimalloc-sys does not name; a unit test
-// checks them against mimalloc's documented defaults, so a renumbering fails the build's tests.
+// Positions in mimalloc's `mi_option_e` (v3, as libmimalloc-sys builds it), which libmimalloc-sys
+// does not name; a unit test checks them against named neighbours and mimalloc's documented
+// defaults, so a renumbering fails the tests.
 const MI_OPTION_ARENA_EAGER_COMMIT: mi_option_t = 4;
 const MI_OPTION_PURGE_DELAY: mi_option_t = 15;
 

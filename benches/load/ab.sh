@@ -17,37 +17,18 @@ DURATION="${DURATION:-6}"
 CONNECTIONS="${CONNECTIONS:-64}"
 PORT_BASE="${PORT_BASE:-19080}"
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
-LOAD_DIR="$REPO/benches/load"
 RUN_DIR="$REPO/target/bench-load/ab-$(date -u +%Y%m%dT%H%M%SZ)"
-mkdir -p "$RUN_DIR/origin-tmp"
-for tool in nginx wrk curl taskset; do
-  command -v "$tool" >/dev/null || { echo "$tool is missing (benches/load/run.sh installs it)" >&2; exit 1; }
-done
-
-ORIGIN_PORT=$((PORT_BASE + 1))
-HOST="bench.example"
-ZONE_ID="b0000000000000000000000000000001"
-COOKIE="session=4f2a9c; disable_esc=not-the-bench-secret; theme=dark"
-STARTED=()
-cleanup() {
-  for pid in "${STARTED[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
-  sleep 1
-  for pid in "${STARTED[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
-
-sed -e "s/@ORIGIN_PORT@/$ORIGIN_PORT/g" -e "s#@RUN_DIR@#$RUN_DIR#g" "$LOAD_DIR/origin.nginx.conf" >"$RUN_DIR/origin.conf"
-taskset -c 0 nginx -c "$RUN_DIR/origin.conf" -p "$RUN_DIR" >"$RUN_DIR/origin.log" 2>&1 &
-STARTED+=($!)
+# shellcheck source=benches/load/common.sh
+source "$REPO/benches/load/common.sh"
+require_tools nginx wrk curl taskset
+start_origin taskset -c 0
 
 declare -A PID PORT
 n=0
 for bin in "$@"; do
   n=$((n + 1))
   port=$((PORT_BASE + 2 * n + 10))
-  sed -e "s|127.0.0.1:18085|127.0.0.1:$port|" -e "s|127.0.0.1:18086|127.0.0.1:$((port + 1))|" \
-    -e "s|127.0.0.1:18081|127.0.0.1:$ORIGIN_PORT|" -e "s|target/bench-load/state.json|$RUN_DIR/state$n.json|" \
-    "$LOAD_DIR/escgate.toml" >"$RUN_DIR/escgate$n.toml"
+  render_escgate_config "$port" "$RUN_DIR/state$n.json" "$RUN_DIR/escgate$n.toml"
   extra="EXTRA_$n"
   if [ -n "${!extra:-}" ]; then
     sed -i "s|^threads = 1|threads = 1\n${!extra}|" "$RUN_DIR/escgate$n.toml"
@@ -59,18 +40,8 @@ for bin in "$@"; do
 done
 
 for i in $(seq 1 "$n"); do
-  deadline=$((SECONDS + 30))
-  until curl -s -o /dev/null --max-time 1 -H "Host: $HOST" "http://127.0.0.1:${PORT[$i]}/"; do
-    [ $SECONDS -lt $deadline ] || { echo "binary $i did not start (log: $RUN_DIR/escgate$i.log)" >&2; exit 1; }
-    sleep 0.2
-  done
-  code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST \
-    -H "X-Auth-Email: bench@example.com" -H "X-Auth-Key: escgate-bench-key" \
-    -H 'Content-Type: application/json' --data '{"with_secret": "bench-secret-never-sent"}' \
-    "http://127.0.0.1:$((PORT[$i] + 1))/client/v4/zones/$ZONE_ID/disable_esc")"
-  [ "$code" = 200 ] || { echo "binary $i: setting the zone secret answered $code" >&2; exit 1; }
-  curl -s --max-time 2 -H "Host: $HOST" "http://127.0.0.1:${PORT[$i]}/echo" | grep -q "x5=five" ||
-    { echo "binary $i: the ESC edits did not reach the origin" >&2; exit 1; }
+  wait_up "${PORT[$i]}"
+  prepare_escgate "${PORT[$i]}"
 done
 
 cpu_ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat"; }

@@ -18,50 +18,26 @@ CONNECTIONS="${CONNECTIONS:-8}"
 PORT_BASE="${PORT_BASE:-19180}"
 TOP="${TOP:-0}"
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
-LOAD_DIR="$REPO/benches/load"
 RUN_DIR="$REPO/target/bench-load/instructions-$(date -u +%Y%m%dT%H%M%SZ)"
-mkdir -p "$RUN_DIR/origin-tmp"
-for tool in nginx hey curl valgrind callgrind_control callgrind_annotate; do
-  command -v "$tool" >/dev/null || { echo "$tool is missing (apt-get install nginx valgrind; hey: run.sh installs it)" >&2; exit 1; }
-done
+STOP_WAIT=2 # valgrind takes longer to stop
+# shellcheck source=benches/load/common.sh
+source "$REPO/benches/load/common.sh"
+require_tools nginx hey curl valgrind callgrind_control callgrind_annotate
 for bin in escgate pingora_baseline; do
   [ -x "$REPO/target/release/$bin" ] || { echo "target/release/$bin is missing: cargo build --release" >&2; exit 1; }
 done
 
-ORIGIN_PORT=$((PORT_BASE + 1))
 ESCGATE_PORT=$((PORT_BASE + 5))
 BASELINE_PORT=$((PORT_BASE + 4))
-HOST="bench.example"
-ZONE_ID="b0000000000000000000000000000001"
-COOKIE="session=4f2a9c; disable_esc=not-the-bench-secret; theme=dark"
-STARTED=()
-cleanup() {
-  for pid in "${STARTED[@]}"; do kill -INT "$pid" 2>/dev/null || true; done
-  sleep 2
-  for pid in "${STARTED[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-}
-trap cleanup EXIT
+start_origin
+render_escgate_config "$ESCGATE_PORT" "$RUN_DIR/state.json" "$RUN_DIR/escgate.toml"
 
-sed -e "s/@ORIGIN_PORT@/$ORIGIN_PORT/g" -e "s#@RUN_DIR@#$RUN_DIR#g" "$LOAD_DIR/origin.nginx.conf" >"$RUN_DIR/origin.conf"
-nginx -c "$RUN_DIR/origin.conf" -p "$RUN_DIR" >"$RUN_DIR/origin.log" 2>&1 &
-STARTED+=($!)
-sed -e "s|127.0.0.1:18085|127.0.0.1:$ESCGATE_PORT|" -e "s|127.0.0.1:18086|127.0.0.1:$((ESCGATE_PORT + 1))|" \
-  -e "s|127.0.0.1:18081|127.0.0.1:$ORIGIN_PORT|" -e "s|target/bench-load/state.json|$RUN_DIR/state.json|" \
-  "$LOAD_DIR/escgate.toml" >"$RUN_DIR/escgate.toml"
-
-wait_up() {
-  local deadline=$((SECONDS + 60))
-  until curl -s -o /dev/null --max-time 2 -H "Host: $HOST" "http://127.0.0.1:$1/"; do
-    [ $SECONDS -lt $deadline ] || { echo "nothing answers on port $1 (logs: $RUN_DIR)" >&2; exit 1; }
-    sleep 0.5
-  done
-}
 send() { hey -n "$2" -c "$CONNECTIONS" -H "Cookie: $COOKIE" -host "$HOST" "http://127.0.0.1:$1/" >"$RUN_DIR/hey-$3.txt"; }
 
 # Prints "instructions per request" for one proxy: warm-up, zero, measure, dump.
 measure() {
   local name="$1" port="$2" pid="$3"
-  wait_up "$port"
+  wait_up "$port" 60
   send "$port" "$WARMUP" "$name-warmup"
   callgrind_control -z "$pid" >/dev/null 2>&1
   send "$port" "$REQUESTS" "$name"
@@ -99,14 +75,8 @@ echo "$baseline_row"
 RUST_LOG=warn cg escgate "$REPO/target/release/escgate" --config "$RUN_DIR/escgate.toml" >"$RUN_DIR/escgate.log" 2>&1 &
 escgate_pid=$!
 STARTED+=($!)
-wait_up "$ESCGATE_PORT"
-code="$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 -X POST \
-  -H "X-Auth-Email: bench@example.com" -H "X-Auth-Key: escgate-bench-key" \
-  -H 'Content-Type: application/json' --data '{"with_secret": "bench-secret-never-sent"}' \
-  "http://127.0.0.1:$((ESCGATE_PORT + 1))/client/v4/zones/$ZONE_ID/disable_esc")"
-[ "$code" = 200 ] || { echo "escgate: setting the zone secret answered $code" >&2; exit 1; }
-curl -s --max-time 5 -H "Host: $HOST" "http://127.0.0.1:$ESCGATE_PORT/echo" | grep -q "x5=five" ||
-  { echo "escgate: the ESC edits did not reach the origin" >&2; exit 1; }
+wait_up "$ESCGATE_PORT" 60
+prepare_escgate "$ESCGATE_PORT"
 escgate_row="$(measure escgate "$ESCGATE_PORT" "$escgate_pid")"
 echo "$escgate_row"
 awk -v b="${baseline_row##* }" -v e="${escgate_row##* }" \

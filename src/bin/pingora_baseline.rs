@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use clap::Parser;
+use escgate::proxy::forwarding;
 use pingora::http::{RequestHeader, ResponseHeader};
 use pingora::prelude::{HttpPeer, ProxyHttp, Result, Session};
 use pingora::server::configuration::ServerConf;
@@ -76,11 +77,8 @@ impl ProxyHttp for BaselineProxy {
         upstream_request: &mut RequestHeader,
         _ctx: &mut (),
     ) -> Result<()> {
-        let client_ip = session
-            .client_addr()
-            .and_then(|addr| addr.as_inet())
-            .map(|addr| addr.ip());
-        escgate::proxy::forwarding::add_forwarding_headers(upstream_request, client_ip, false);
+        let client_ip = forwarding::client_ip(session);
+        forwarding::add_forwarding_headers(upstream_request, client_ip, false);
         for (name, value) in REQUEST_HEADER_SETS {
             upstream_request.insert_header(name, value)?;
         }

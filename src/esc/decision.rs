@@ -104,8 +104,8 @@ fn secret_reason(
 
 /// Constant-time equality of a cookie value and a secret: only whether the lengths are equal can
 /// be observed. The bytes are XOR-accumulated eight at a time behind one optimization barrier
-/// (subtle's `u64::ct_eq`); subtle's slice `ct_eq` puts a barrier on every byte, which made a
-/// 32-byte comparison cost ~80 ns of the request's decision.
+/// (subtle's `u64::ct_eq`); subtle's slice `ct_eq` puts a barrier on every byte (replacing it
+/// took 30–41% off `decide/secrets_matching_cookie`).
 fn secret_eq(candidate: &[u8], secret: &[u8]) -> subtle::Choice {
     use subtle::ConstantTimeEq;
     if candidate.len() != secret.len() {

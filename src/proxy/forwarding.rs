@@ -3,6 +3,12 @@
 use http::header::VIA;
 use http::HeaderValue;
 use pingora::http::RequestHeader;
+use pingora::proxy::Session;
+
+/// The downstream client's IP address (none for a Unix-socket client).
+pub fn client_ip(session: &Session) -> Option<std::net::IpAddr> {
+    session.client_addr()?.as_inet().map(|a| a.ip())
+}
 
 const VIA_VALUE: &str = "1.1 escgate";
 

@@ -36,10 +36,6 @@ impl EscProxy {
     }
 }
 
-fn client_ip(session: &Session) -> Option<std::net::IpAddr> {
-    session.client_addr()?.as_inet().map(|a| a.ip())
-}
-
 /// Status for a proxying error: timeouts are 504, other origin failures 502.
 fn error_status(error: &Error) -> u16 {
     match error.etype() {
@@ -94,7 +90,7 @@ impl ProxyHttp for EscProxy {
         );
         ctx.decision = Some(decision);
         if decision.esc_applied() && !zone.esc.is_empty() {
-            let view = view::request_view(request, client_ip(session), false);
+            let view = view::request_view(request, forwarding::client_ip(session), false);
             ctx.matched = esc::apply::match_entries(&zone.esc, &view);
             let plan = esc::plan_request(&zone.esc, ctx.matched);
             ctx.address = plan.address;
@@ -153,7 +149,7 @@ impl ProxyHttp for EscProxy {
         ctx: &mut RequestCtx,
     ) -> Result<()> {
         esc::decision::strip_disable_esc_cookies(upstream_request);
-        forwarding::add_forwarding_headers(upstream_request, client_ip(session), false);
+        forwarding::add_forwarding_headers(upstream_request, forwarding::client_ip(session), false);
         if let Some(zone) = ctx.zone_config() {
             esc::apply_upstream_request(&zone.esc, ctx.matched, upstream_request);
         }
