@@ -12,7 +12,7 @@ use pingora::http::{RequestHeader, ResponseHeader};
 
 // Measured with the allocator the escgate binary ships with.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: escgate::memory::MiMalloc = escgate::memory::MiMalloc;
 
 const CONFIG: &str = r#"
 [server]
@@ -81,13 +81,12 @@ fn phases(c: &mut Criterion) {
     let mut group = c.benchmark_group("esc_typical");
     group.bench_function("match_and_plan", |b| {
         b.iter(|| {
-            let view = request_view(black_box(&request), None, false);
-            let matched = esc::apply::match_entries(&zone.esc, &view);
+            let view = || request_view(black_box(&request), None, false);
+            let matched = esc::apply::match_entries(&zone.esc, view);
             black_box(esc::plan_request(&zone.esc, matched).address)
         })
     });
-    let view = request_view(&request, None, false);
-    let matched = esc::apply::match_entries(&zone.esc, &view);
+    let matched = esc::apply::match_entries(&zone.esc, || request_view(&request, None, false));
     assert_eq!(matched, 0b1011, "entries 0, 1 and 3 match /api/");
     group.bench_function("request_clone_only", |b| {
         b.iter_batched(|| request.clone(), black_box, BatchSize::SmallInput)

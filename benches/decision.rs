@@ -11,7 +11,7 @@ use escgate::zones::ZoneIndex;
 
 // Measured with the allocator the escgate binary ships with.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: escgate::memory::MiMalloc = escgate::memory::MiMalloc;
 
 const ZONES: usize = 100_000;
 

@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 // Measured with the allocator the escgate binary ships with.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: escgate::memory::MiMalloc = escgate::memory::MiMalloc;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use escgate::rules::{Filter, Limits, RequestView, WafScores};

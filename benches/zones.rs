@@ -8,7 +8,7 @@ use escgate::zones::ZoneIndex;
 
 // Measured with the allocator the escgate binary ships with.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: escgate::memory::MiMalloc = escgate::memory::MiMalloc;
 
 fn zone_names(count: usize) -> Vec<String> {
     (0..count).map(|i| format!("zone{i}.example")).collect()

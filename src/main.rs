@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 /// pingora allocates many small short-lived objects per request (header maps, buffers, task
 /// state); mimalloc serves them from thread-local pages instead of glibc's arenas.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: escgate::memory::MiMalloc = escgate::memory::MiMalloc;
 
 /// Allocator options have to be set before the first allocation, which the Rust runtime makes
 /// before `main`: run as an ELF constructor.

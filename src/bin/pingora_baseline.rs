@@ -24,7 +24,7 @@ use pingora::server::Server;
 /// The allocator escgate ships with, so that escgate's CPU minus this binary's isolates escgate's
 /// own logic (mimalloc alone takes ~17% off pingora's CPU per request here).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: escgate::memory::MiMalloc = escgate::memory::MiMalloc;
 
 /// The same edits as the `[[zones.esc]]` entry in `benches/load/escgate.toml`.
 const REQUEST_HEADER_SETS: [(&str, &str); 5] = [

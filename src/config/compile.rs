@@ -7,6 +7,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
 use bytes::Bytes;
+use http::header::InvalidHeaderName;
 use http::{HeaderName, HeaderValue, StatusCode};
 
 use super::file::*;
@@ -15,7 +16,7 @@ use super::*;
 use crate::admin::auth::Permission;
 use crate::esc::{
     Action, CustomError, EscEntry, FeatureSet, HeaderEdits, PathRewrite, Redirect, StatusRedirect,
-    UriRewrite, MAX_ENTRIES_PER_ZONE,
+    UriRewrite, WireName, MAX_ENTRIES_PER_ZONE,
 };
 use crate::rules::{Filter, Limits};
 use crate::zones::ZoneIndex;
@@ -395,7 +396,7 @@ fn header_edits(edits: &HeaderEditsFile, path: &str, problems: &mut Problems) ->
             map.iter()
                 .filter_map(|(name, value)| {
                     let name_path = format!("{path}.{key}.{name:?}");
-                    let name = header_name(name, &name_path, problems)?;
+                    let name = checked_name(WireName::parse(name), name, &name_path, problems)?;
                     let value = header_value(value, &name_path, problems)?;
                     Some((name, value))
                 })
@@ -414,7 +415,22 @@ fn header_edits(edits: &HeaderEditsFile, path: &str, problems: &mut Problems) ->
 }
 
 fn header_name(name: &str, path: &str, problems: &mut Problems) -> Option<HeaderName> {
-    HeaderName::from_bytes(name.to_ascii_lowercase().as_bytes())
+    // `from_bytes` lowercases.
+    checked_name(
+        HeaderName::from_bytes(name.as_bytes()),
+        name,
+        path,
+        problems,
+    )
+}
+
+fn checked_name<T>(
+    parsed: Result<T, InvalidHeaderName>,
+    name: &str,
+    path: &str,
+    problems: &mut Problems,
+) -> Option<T> {
+    parsed
         .map_err(|_| problems.add(path, format!("a header name expected, got {name:?}")))
         .ok()
 }

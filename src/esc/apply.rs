@@ -15,12 +15,19 @@ pub fn matched_entries(entries: &[EscEntry], matched: u64) -> impl Iterator<Item
         .map(|(_, entry)| entry)
 }
 
-/// The bitmask of entries whose `when` matches `request`.
-pub fn match_entries(entries: &[EscEntry], request: &RequestView<'_>) -> u64 {
+/// The bitmask of entries whose `when` matches the request. The view is built only when an
+/// entry has a `when` (entries without one, the common case, match every request).
+pub fn match_entries<'r>(entries: &[EscEntry], request: impl FnOnce() -> RequestView<'r>) -> u64 {
+    let request = std::cell::LazyCell::new(request);
     entries
         .iter()
         .enumerate()
-        .filter(|(_, entry)| entry.when.as_ref().is_none_or(|when| when.matches(request)))
+        .filter(|(_, entry)| {
+            entry
+                .when
+                .as_ref()
+                .is_none_or(|when| when.matches(&request))
+        })
         .fold(0, |mask, (index, _)| mask | 1 << index)
 }
 
@@ -118,8 +125,9 @@ pub fn apply_response_headers(entries: &[EscEntry], matched: u64, response: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::esc::headers::WireName;
     use crate::esc::HeaderEdits;
-    use http::{HeaderName, HeaderValue};
+    use http::HeaderValue;
 
     fn entry(actions: Vec<Action>) -> EscEntry {
         EscEntry {
@@ -131,10 +139,7 @@ mod tests {
 
     fn set(name: &'static str, value: &'static str) -> Action {
         Action::RequestHeaders(HeaderEdits {
-            set: vec![(
-                HeaderName::from_static(name),
-                HeaderValue::from_static(value),
-            )],
+            set: vec![(WireName::from_static(name), HeaderValue::from_static(value))],
             ..HeaderEdits::default()
         })
     }
@@ -148,6 +153,30 @@ mod tests {
         let mut request = RequestHeader::build("GET", b"/", None).unwrap();
         apply_upstream_request(&entries, 0b01, &mut request);
         assert_eq!(request.headers["x-a"], "1");
+    }
+
+    #[test]
+    fn the_view_is_built_only_for_conditions() {
+        let unconditional = vec![entry(vec![set("x-a", "1")]), entry(vec![set("x-b", "2")])];
+        let no_view = || -> RequestView<'static> { panic!("view built without a condition") };
+        assert_eq!(match_entries(&unconditional, no_view), 0b11);
+
+        let mut conditional = unconditional;
+        conditional[1].when = Some(
+            crate::rules::Filter::compile(
+                r#"http.request.uri.path eq "/a""#,
+                &crate::rules::Limits::default(),
+            )
+            .unwrap(),
+        );
+        let request = RequestHeader::build("GET", b"/b", None).unwrap();
+        let mut built = 0;
+        let view = || {
+            built += 1;
+            crate::proxy::view::request_view(&request, None, false)
+        };
+        assert_eq!(match_entries(&conditional, view), 0b01);
+        assert_eq!(built, 1);
     }
 
     #[test]

@@ -123,26 +123,12 @@ fn secret_eq(candidate: &[u8], secret: &[u8]) -> subtle::Choice {
     difference.ct_eq(&0)
 }
 
-/// `(name, value)` of each `name=value` pair of one `Cookie` header, whitespace-trimmed; a pair
-/// without `=` yields an empty value.
-fn cookie_pairs(header: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
-    header.split(|b| *b == b';').filter_map(|pair| {
-        let pair = pair.trim_ascii();
-        if pair.is_empty() {
-            return None;
-        }
-        Some(match pair.iter().position(|b| *b == b'=') {
-            Some(eq) => (pair[..eq].trim_ascii(), pair[eq + 1..].trim_ascii()),
-            None => (pair, &pair[pair.len()..]),
-        })
-    })
-}
-
 static DISABLE_ESC_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
     std::sync::LazyLock::new(|| memchr::memmem::Finder::new(DISABLE_ESC_COOKIE));
 
 /// The values of the `disable_esc` cookies of one `Cookie` header, in order: exactly the values
-/// of the pairs of [`cookie_pairs`] named `disable_esc`, found from the name's occurrences (one
+/// of the `;`-separated `name=value` pairs named `disable_esc` (name and value whitespace-trimmed,
+/// a pair without `=` has an empty value), found from the name's occurrences (one
 /// SIMD substring search) instead of parsing every pair, because the usual request carries
 /// other cookies and none of ours.
 fn disable_esc_values(header: &[u8]) -> impl Iterator<Item = &[u8]> {
@@ -178,73 +164,91 @@ fn unquote(value: &[u8]) -> &[u8] {
     }
 }
 
+/// True when one whitespace-trimmed cookie pair is named `disable_esc`: the name, then nothing
+/// or (after optional whitespace) `=`. The same names as [`disable_esc_values`] finds.
+fn is_disable_esc_pair(pair: &[u8]) -> bool {
+    pair.strip_prefix(DISABLE_ESC_COOKIE.as_bytes())
+        .is_some_and(|rest| matches!(rest.trim_ascii_start(), [] | [b'=', ..]))
+}
+
 /// The `Cookie` header value without its `disable_esc` cookies: `None` when it has none (leave
 /// the header as it is), `Some(empty)` when nothing else is left (drop the header). The other
-/// cookies keep their order and bytes, joined by `"; "`.
+/// cookies keep their order and bytes, whitespace-trimmed and joined by `"; "`.
 pub fn cookie_header_without_disable_esc(header: &[u8]) -> Option<Vec<u8>> {
-    if !carries_disable_esc(header) {
-        return None;
-    }
+    carries_disable_esc(header).then(|| without_disable_esc(header))
+}
+
+/// [`cookie_header_without_disable_esc`] once the header is known to carry one: one pass over
+/// the pairs, no second substring search.
+fn without_disable_esc(header: &[u8]) -> Vec<u8> {
     let mut kept = Vec::with_capacity(header.len());
-    for pair in header.split(|b| *b == b';') {
-        let trimmed = pair.trim_ascii();
-        if trimmed.is_empty()
-            || cookie_pairs(trimmed).any(|(n, _)| n == DISABLE_ESC_COOKIE.as_bytes())
-        {
-            continue;
-        }
+    let pairs = header.split(|b| *b == b';').map(<[u8]>::trim_ascii);
+    for pair in pairs.filter(|pair| !pair.is_empty() && !is_disable_esc_pair(pair)) {
         if !kept.is_empty() {
             kept.extend_from_slice(b"; ");
         }
-        kept.extend_from_slice(trimmed);
+        kept.extend_from_slice(pair);
     }
-    Some(kept)
+    kept
 }
+
+/// The rewritten `Cookie` value to send, or `None` when nothing is left. The kept bytes come
+/// from a valid header value, so they are a valid value too.
+fn rewritten_value(header: &[u8]) -> Option<http::HeaderValue> {
+    let kept = without_disable_esc(header);
+    if kept.is_empty() {
+        return None;
+    }
+    http::HeaderValue::from_maybe_shared(bytes::Bytes::from(kept)).ok()
+}
+
+/// The `Cookie` header name as sent upstream. A `&'static str` name is used as it is, while
+/// pingora copies the lowercase text of a `HeaderName` on every insert.
+const COOKIE_WIRE_NAME: &str = "Cookie";
 
 /// Removes every `disable_esc` cookie from the request sent upstream (all `Cookie` headers),
 /// leaving other cookies untouched; a `Cookie` header left empty is removed. Allocates only when
 /// a `disable_esc` cookie is present. Returns true when something was removed.
 pub fn strip_disable_esc_cookies(request: &mut pingora::http::RequestHeader) -> bool {
     let cookies = request.headers.get_all(http::header::COOKIE);
-    if !cookies
-        .iter()
-        .any(|value| carries_disable_esc(value.as_bytes()))
-    {
+    let mut values = cookies.iter();
+    let (first, second) = (values.next(), values.next());
+    let Some(first) = first else {
         return false;
-    }
-    if cookies.iter().nth(1).is_none() {
+    };
+    if second.is_none() {
         // One `Cookie` header, the usual case: replace it in place, no list of values.
-        let rewritten = cookies
-            .iter()
-            .next()
-            .and_then(|value| cookie_header_without_disable_esc(value.as_bytes()));
-        let kept = rewritten
-            .filter(|rest| !rest.is_empty())
-            .and_then(|rest| http::HeaderValue::from_maybe_shared(bytes::Bytes::from(rest)).ok());
-        match kept {
+        if !carries_disable_esc(first.as_bytes()) {
+            return false;
+        }
+        match rewritten_value(first.as_bytes()) {
             // Replacing a valid name/value pair cannot fail.
-            Some(value) => drop(request.insert_header(http::header::COOKIE, value)),
+            Some(value) => drop(request.insert_header(COOKIE_WIRE_NAME, value)),
             // Nothing else was left (or, impossibly, the rest was not a valid value): the secret
             // must not reach the origin either way.
             None => drop(request.remove_header(&http::header::COOKIE)),
         }
         return true;
     }
+    let carriers: Vec<bool> = cookies
+        .iter()
+        .map(|value| carries_disable_esc(value.as_bytes()))
+        .collect();
+    if !carriers.contains(&true) {
+        return false;
+    }
     let kept: Vec<http::HeaderValue> = cookies
         .iter()
-        .filter_map(
-            |value| match cookie_header_without_disable_esc(value.as_bytes()) {
-                None => Some(value.clone()),
-                Some(rest) if rest.is_empty() => None,
-                // The kept bytes come from a valid header value, so they are a valid value too.
-                Some(rest) => http::HeaderValue::from_maybe_shared(bytes::Bytes::from(rest)).ok(),
-            },
-        )
+        .zip(carriers)
+        .filter_map(|(value, carries)| match carries {
+            false => Some(value.clone()),
+            true => rewritten_value(value.as_bytes()),
+        })
         .collect();
     request.remove_header(&http::header::COOKIE);
     for value in kept {
         // Appending a valid name/value pair cannot fail.
-        let _ = request.append_header(http::header::COOKIE, value);
+        let _ = request.append_header(COOKIE_WIRE_NAME, value);
     }
     true
 }
@@ -342,6 +346,21 @@ mod tests {
         assert_eq!(reason(&other, &["disable_esc=os"]), Reason::Applied);
     }
 
+    /// `(name, value)` of each `name=value` pair of one `Cookie` header, whitespace-trimmed; a pair
+    /// without `=` yields an empty value.
+    fn cookie_pairs(header: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+        header.split(|b| *b == b';').filter_map(|pair| {
+            let pair = pair.trim_ascii();
+            if pair.is_empty() {
+                return None;
+            }
+            Some(match pair.iter().position(|b| *b == b'=') {
+                Some(eq) => (pair[..eq].trim_ascii(), pair[eq + 1..].trim_ascii()),
+                None => (pair, &pair[pair.len()..]),
+            })
+        })
+    }
+
     proptest::proptest! {
         #[test]
         fn value_scan_agrees_with_pair_parsing(
@@ -359,6 +378,36 @@ mod tests {
                 .map(|(_, value)| value)
                 .collect();
             proptest::prop_assert_eq!(scanned, parsed, "header {:?}", header);
+        }
+
+        #[test]
+        fn rewrite_agrees_with_pair_parsing(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "disable_esc", "disable_esc=", "=", ";", " ", "\t", "x", "v\"", "_esc",
+                ]),
+                0..12,
+            )
+        ) {
+            let header = parts.concat();
+            let named_ours = |pair: &[u8]| {
+                cookie_pairs(pair).any(|(name, _)| name == DISABLE_ESC_COOKIE.as_bytes())
+            };
+            let expected = named_ours(header.as_bytes()).then(|| {
+                header
+                    .as_bytes()
+                    .split(|b| *b == b';')
+                    .map(<[u8]>::trim_ascii)
+                    .filter(|pair| !pair.is_empty() && !named_ours(pair))
+                    .collect::<Vec<_>>()
+                    .join(&b"; "[..])
+            });
+            proptest::prop_assert_eq!(
+                cookie_header_without_disable_esc(header.as_bytes()),
+                expected,
+                "header {:?}",
+                header
+            );
         }
     }
 

@@ -1,5 +1,7 @@
 //! Header edits (`set`, `add`, `remove`) on pingora's request and response headers.
 
+use bytes::Bytes;
+use http::header::InvalidHeaderName;
 use http::{HeaderName, HeaderValue};
 use pingora::http::{RequestHeader, ResponseHeader};
 
@@ -7,15 +9,34 @@ use pingora::http::{RequestHeader, ResponseHeader};
 /// then add, so an entry can replace a header and add a second value in one go.
 #[derive(Debug, Clone, Default)]
 pub struct HeaderEdits {
-    pub set: Vec<(HeaderName, HeaderValue)>,
-    pub add: Vec<(HeaderName, HeaderValue)>,
+    pub set: Vec<(WireName, HeaderValue)>,
+    pub add: Vec<(WireName, HeaderValue)>,
     pub remove: Vec<HeaderName>,
+}
+
+/// A header name to write, spelled as in the config (the origin or client sees that spelling).
+/// Held as shared bytes because pingora uses a `Bytes` name as it is, but copies the text of a
+/// `HeaderName` into a new buffer on every insert.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireName(Bytes);
+
+impl WireName {
+    /// A valid header name as given, or why it is not one.
+    pub fn parse(name: &str) -> Result<WireName, InvalidHeaderName> {
+        HeaderName::from_bytes(name.as_bytes())?;
+        Ok(WireName(Bytes::copy_from_slice(name.as_bytes())))
+    }
+
+    /// The name as a `'static` text, for names known at compile time.
+    pub fn from_static(name: &'static str) -> WireName {
+        WireName(Bytes::from_static(name.as_bytes()))
+    }
 }
 
 /// The header operations pingora's request and response headers share.
 pub trait EditableHeaders {
-    fn insert(&mut self, name: &HeaderName, value: &HeaderValue);
-    fn append(&mut self, name: &HeaderName, value: &HeaderValue);
+    fn insert(&mut self, name: &WireName, value: &HeaderValue);
+    fn append(&mut self, name: &WireName, value: &HeaderValue);
     fn remove(&mut self, name: &HeaderName);
 }
 
@@ -23,11 +44,11 @@ pub trait EditableHeaders {
 macro_rules! editable_pingora_headers {
     ($($header:ty),+) => {$(
         impl EditableHeaders for $header {
-            fn insert(&mut self, name: &HeaderName, value: &HeaderValue) {
-                let _ = self.insert_header(name, value.clone());
+            fn insert(&mut self, name: &WireName, value: &HeaderValue) {
+                let _ = self.insert_header(name.0.clone(), value.clone());
             }
-            fn append(&mut self, name: &HeaderName, value: &HeaderValue) {
-                let _ = self.append_header(name, value.clone());
+            fn append(&mut self, name: &WireName, value: &HeaderValue) {
+                let _ = self.append_header(name.0.clone(), value.clone());
             }
             fn remove(&mut self, name: &HeaderName) {
                 self.remove_header(name);

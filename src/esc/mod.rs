@@ -16,7 +16,7 @@ pub use apply::{
     apply_response_headers, apply_upstream_request, matched_entries, plan_request,
     response_replacement, RequestPlan,
 };
-pub use headers::HeaderEdits;
+pub use headers::{HeaderEdits, WireName};
 pub use uri::{PathRewrite, UriRewrite};
 
 /// Most entries one zone may have: the set of entries matching a request is a `u64` bitmask.
