@@ -173,14 +173,12 @@ fn is_disable_esc_pair(pair: &[u8]) -> bool {
 
 /// The `Cookie` header value without its `disable_esc` cookies: `None` when it has none (leave
 /// the header as it is), `Some(empty)` when nothing else is left (drop the header). The other
-/// cookies keep their order and bytes, whitespace-trimmed and joined by `"; "`.
+/// cookies keep their order and bytes, whitespace-trimmed and joined by `"; "`. One substring
+/// search, then (only when it found one) one pass over the pairs.
 pub fn cookie_header_without_disable_esc(header: &[u8]) -> Option<Vec<u8>> {
-    carries_disable_esc(header).then(|| without_disable_esc(header))
-}
-
-/// [`cookie_header_without_disable_esc`] once the header is known to carry one: one pass over
-/// the pairs, no second substring search.
-fn without_disable_esc(header: &[u8]) -> Vec<u8> {
+    if !carries_disable_esc(header) {
+        return None;
+    }
     let mut kept = Vec::with_capacity(header.len());
     let pairs = header.split(|b| *b == b';').map(<[u8]>::trim_ascii);
     for pair in pairs.filter(|pair| !pair.is_empty() && !is_disable_esc_pair(pair)) {
@@ -189,66 +187,55 @@ fn without_disable_esc(header: &[u8]) -> Vec<u8> {
         }
         kept.extend_from_slice(pair);
     }
-    kept
+    Some(kept)
 }
 
-/// The rewritten `Cookie` value to send, or `None` when nothing is left. The kept bytes come
-/// from a valid header value, so they are a valid value too.
-fn rewritten_value(header: &[u8]) -> Option<http::HeaderValue> {
-    let kept = without_disable_esc(header);
-    if kept.is_empty() {
-        return None;
-    }
-    http::HeaderValue::from_maybe_shared(bytes::Bytes::from(kept)).ok()
+/// What stripping does to one `Cookie` value: `None` when it carries no `disable_esc` cookie,
+/// `Some(None)` when nothing else is left, else `Some(Some(the rest))`. The kept bytes come from a
+/// valid header value, so they are a valid value too (were they not, dropping the header still
+/// keeps the secret from the origin).
+fn stripped(value: &http::HeaderValue) -> Option<Option<http::HeaderValue>> {
+    let kept = cookie_header_without_disable_esc(value.as_bytes())?;
+    Some(
+        (!kept.is_empty())
+            .then(|| http::HeaderValue::from_maybe_shared(bytes::Bytes::from(kept)).ok())
+            .flatten(),
+    )
 }
-
-/// The `Cookie` header name as sent upstream. A `&'static str` name is used as it is, while
-/// pingora copies the lowercase text of a `HeaderName` on every insert.
-const COOKIE_WIRE_NAME: &str = "Cookie";
 
 /// Removes every `disable_esc` cookie from the request sent upstream (all `Cookie` headers),
 /// leaving other cookies untouched; a `Cookie` header left empty is removed. Allocates only when
 /// a `disable_esc` cookie is present. Returns true when something was removed.
 pub fn strip_disable_esc_cookies(request: &mut pingora::http::RequestHeader) -> bool {
+    use crate::esc::headers::COOKIE;
     let cookies = request.headers.get_all(http::header::COOKIE);
     let mut values = cookies.iter();
-    let (first, second) = (values.next(), values.next());
-    let Some(first) = first else {
-        return false;
-    };
-    if second.is_none() {
+    if let (Some(only), None) = (values.next(), values.next()) {
         // One `Cookie` header, the usual case: replace it in place, no list of values.
-        if !carries_disable_esc(first.as_bytes()) {
+        let Some(rewritten) = stripped(only) else {
             return false;
-        }
-        match rewritten_value(first.as_bytes()) {
+        };
+        match rewritten {
             // Replacing a valid name/value pair cannot fail.
-            Some(value) => drop(request.insert_header(COOKIE_WIRE_NAME, value)),
-            // Nothing else was left (or, impossibly, the rest was not a valid value): the secret
-            // must not reach the origin either way.
+            Some(value) => drop(request.insert_header(COOKIE.to_bytes(), value)),
             None => drop(request.remove_header(&http::header::COOKIE)),
         }
         return true;
     }
-    let carriers: Vec<bool> = cookies
+    if !cookies
         .iter()
-        .map(|value| carries_disable_esc(value.as_bytes()))
-        .collect();
-    if !carriers.contains(&true) {
+        .any(|value| carries_disable_esc(value.as_bytes()))
+    {
         return false;
     }
     let kept: Vec<http::HeaderValue> = cookies
         .iter()
-        .zip(carriers)
-        .filter_map(|(value, carries)| match carries {
-            false => Some(value.clone()),
-            true => rewritten_value(value.as_bytes()),
-        })
+        .filter_map(|value| stripped(value).unwrap_or_else(|| Some(value.clone())))
         .collect();
     request.remove_header(&http::header::COOKIE);
     for value in kept {
         // Appending a valid name/value pair cannot fail.
-        let _ = request.append_header(COOKIE_WIRE_NAME, value);
+        let _ = request.append_header(COOKIE.to_bytes(), value);
     }
     true
 }

@@ -14,9 +14,10 @@ pub struct HeaderEdits {
     pub remove: Vec<HeaderName>,
 }
 
-/// A header name to write, spelled as in the config (the origin or client sees that spelling).
-/// Held as shared bytes because pingora uses a `Bytes` name as it is, but copies the text of a
-/// `HeaderName` into a new buffer on every insert.
+/// A header name to write, spelled as given (as in the config, or the usual title case for the
+/// names escgate writes itself): the origin or client sees that spelling. Held as shared bytes
+/// because pingora uses a `Bytes` name as it is, but copies the text of a `HeaderName` into a new
+/// buffer on every insert.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WireName(Bytes);
 
@@ -27,11 +28,22 @@ impl WireName {
         Ok(WireName(Bytes::copy_from_slice(name.as_bytes())))
     }
 
-    /// The name as a `'static` text, for names known at compile time.
-    pub fn from_static(name: &'static str) -> WireName {
+    /// The name as a `'static` text, for names known at compile time (not checked: use a valid
+    /// header name).
+    pub const fn from_static(name: &'static str) -> WireName {
         WireName(Bytes::from_static(name.as_bytes()))
     }
+
+    /// The name to pass to pingora's `insert_header`/`append_header`: a shared handle, no copy.
+    pub fn to_bytes(&self) -> Bytes {
+        self.0.clone()
+    }
 }
+
+/// `Cookie`, as escgate writes it upstream.
+pub const COOKIE: WireName = WireName::from_static("Cookie");
+/// `Via`, as escgate writes it upstream.
+pub const VIA: WireName = WireName::from_static("Via");
 
 /// The header operations pingora's request and response headers share.
 pub trait EditableHeaders {
@@ -45,10 +57,10 @@ macro_rules! editable_pingora_headers {
     ($($header:ty),+) => {$(
         impl EditableHeaders for $header {
             fn insert(&mut self, name: &WireName, value: &HeaderValue) {
-                let _ = self.insert_header(name.0.clone(), value.clone());
+                let _ = self.insert_header(name.to_bytes(), value.clone());
             }
             fn append(&mut self, name: &WireName, value: &HeaderValue) {
-                let _ = self.append_header(name.0.clone(), value.clone());
+                let _ = self.append_header(name.to_bytes(), value.clone());
             }
             fn remove(&mut self, name: &HeaderName) {
                 self.remove_header(name);

@@ -11,8 +11,6 @@ pub fn client_ip(session: &Session) -> Option<std::net::IpAddr> {
 }
 
 const VIA_VALUE: &str = "1.1 escgate";
-/// Written as a `&'static str`: pingora copies the text of a `HeaderName` on every insert.
-const VIA_WIRE_NAME: &str = "Via";
 
 /// Appends the client to `X-Forwarded-For`, sets `X-Forwarded-Proto` (this listener's scheme,
 /// replacing anything the client sent) and appends to `Via`. Static values are used as they are
@@ -38,7 +36,7 @@ pub fn add_forwarding_headers(
         _ => Ok(HeaderValue::from_static(VIA_VALUE)),
     };
     if let Ok(via) = via {
-        let _ = request.insert_header(VIA_WIRE_NAME, via);
+        let _ = request.insert_header(crate::esc::headers::VIA.to_bytes(), via);
     }
 }
 
