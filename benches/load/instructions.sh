@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Instructions per proxied request, escgate vs the minimal pingora baseline, counted by callgrind:
+# Instructions per proxied request, escgate vs the minimal pingora baseline, with nginx doing the
+# same work and pingora passing requests through untouched (the floor of any pingora proxy) for
+# reference, counted by callgrind:
 # deterministic where wall-clock CPU time is not (on a shared VM the same binary's µs/request
 # drifts by ±30% within minutes). Same work and cookie as run.sh; each proxy runs under callgrind
 # behind one nginx origin, takes a warm-up, then its counters are zeroed, REQUESTS requests are
@@ -29,6 +31,8 @@ done
 
 ESCGATE_PORT=$((PORT_BASE + 5))
 BASELINE_PORT=$((PORT_BASE + 4))
+PASSTHRU_PORT=$((PORT_BASE + 7))
+NGINX_PORT=$((PORT_BASE + 2))
 start_origin
 render_escgate_config "$ESCGATE_PORT" "$RUN_DIR/state.json" "$RUN_DIR/escgate.toml"
 
@@ -67,6 +71,19 @@ cg() { exec valgrind --tool=callgrind --callgrind-out-file="$RUN_DIR/callgrind.$
 
 echo "instructions per request (callgrind, user space; $REQUESTS requests after $WARMUP warm-up, $CONNECTIONS connections)"
 printf "%-10s %12s\n" proxy "instr/req"
+# run.sh's nginx proxy config, in one process so that callgrind counts the worker's work.
+mkdir -p "$RUN_DIR/nginx-tmp"
+sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s/@ORIGIN_PORT@/$ORIGIN_PORT/g" -e "s/@NGINX_PORT@/$NGINX_PORT/g" \
+  -e 's/^daemon off;/daemon off;\nmaster_process off;/' "$LOAD_DIR/proxy.nginx.conf" >"$RUN_DIR/nginx.conf"
+cg nginx nginx -c "$RUN_DIR/nginx.conf" -p "$RUN_DIR" >"$RUN_DIR/nginx.log" 2>&1 &
+STARTED+=($!)
+nginx_row="$(measure nginx "$NGINX_PORT" $!)"
+echo "$nginx_row"
+cg passthru "$REPO/target/release/pingora_baseline" --listen "127.0.0.1:$PASSTHRU_PORT" \
+  --origin "127.0.0.1:$ORIGIN_PORT" --passthrough >"$RUN_DIR/passthru.log" 2>&1 &
+STARTED+=($!)
+passthru_row="$(measure passthru "$PASSTHRU_PORT" $!)"
+echo "$passthru_row"
 cg baseline "$REPO/target/release/pingora_baseline" --listen "127.0.0.1:$BASELINE_PORT" \
   --origin "127.0.0.1:$ORIGIN_PORT" >"$RUN_DIR/baseline.log" 2>&1 &
 STARTED+=($!)
@@ -81,6 +98,10 @@ escgate_row="$(measure escgate "$ESCGATE_PORT" "$escgate_pid")"
 echo "$escgate_row"
 awk -v b="${baseline_row##* }" -v e="${escgate_row##* }" \
   'BEGIN { printf "escgate - baseline: %+.0f instructions per request (%+.1f%%)\n", e - b, (e / b - 1) * 100 }'
+awk -v p="${passthru_row##* }" -v b="${baseline_row##* }" \
+  'BEGIN { printf "baseline - passthru: %+.0f instructions per request (the header work done through pingora)\n", b - p }'
+awk -v n="${nginx_row##* }" -v p="${passthru_row##* }" -v e="${escgate_row##* }" \
+  'BEGIN { printf "per request vs nginx: passthru %.2fx, escgate %.2fx the user-space instructions\n", p / n, e / n }'
 if [ "$TOP" != 0 ]; then
   echo
   echo "escgate's costliest functions (inclusive, per request):"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Side-by-side load benchmark: origin direct, nginx, haproxy, the minimal pingora baseline and
-# escgate, all on 127.0.0.1 with one worker each and the same header work. Protocol and reference
+# escgate, all on 127.0.0.1 with one worker each and the same header work, plus pingora passing
+# requests through untouched (the floor of any pingora-based proxy). Protocol and reference
 # figures: shared/design/benchmarks.md. Usage and options: benches/load/README.md, or --help.
 set -euo pipefail
 
@@ -84,10 +85,11 @@ HAPROXY_PORT=$((PORT_BASE + 3))
 BASELINE_PORT=$((PORT_BASE + 4))
 ESCGATE_PORT=$((PORT_BASE + 5))
 ADMIN_PORT=$((PORT_BASE + 6))
+PASSTHRU_PORT=$((PORT_BASE + 7))
 
-TARGETS=(origin nginx haproxy baseline escgate)
+TARGETS=(origin nginx haproxy passthru baseline escgate)
 declare -A PORT=([origin]=$ORIGIN_PORT [nginx]=$NGINX_PORT [haproxy]=$HAPROXY_PORT
-  [baseline]=$BASELINE_PORT [escgate]=$ESCGATE_PORT)
+  [passthru]=$PASSTHRU_PORT [baseline]=$BASELINE_PORT [escgate]=$ESCGATE_PORT)
 declare -A SERVER_PID=()
 declare -A STOP_SIGNAL=()
 declare -A STATUS=()
@@ -261,7 +263,7 @@ wait_ready() {
 
 start_servers() {
   local p
-  for p in "$ORIGIN_PORT" "$NGINX_PORT" "$HAPROXY_PORT" "$BASELINE_PORT" "$ESCGATE_PORT" "$ADMIN_PORT"; do
+  for p in "$ORIGIN_PORT" "$NGINX_PORT" "$HAPROXY_PORT" "$BASELINE_PORT" "$ESCGATE_PORT" "$ADMIN_PORT" "$PASSTHRU_PORT"; do
     port_free "$p" || { log "port $p is in use: set PORT_BASE to a free range"; exit 1; }
   done
   mkdir -p "$RUN_DIR/origin-tmp" "$RUN_DIR/nginx-tmp"
@@ -277,12 +279,14 @@ start_servers() {
   STOP_SIGNAL[${SERVER_PID[haproxy]}]=TERM
   spawn baseline "$REPO/target/release/pingora_baseline" \
     --listen "127.0.0.1:$BASELINE_PORT" --origin "127.0.0.1:$ORIGIN_PORT" --threads 1
+  spawn passthru "$REPO/target/release/pingora_baseline" \
+    --listen "127.0.0.1:$PASSTHRU_PORT" --origin "127.0.0.1:$ORIGIN_PORT" --threads 1 --passthrough
   if [ -z "${STATUS[escgate]:-}" ]; then
     # Peers run without access logs; escgate too unless ESCGATE_RUST_LOG asks for them.
     RUST_LOG="$ESCGATE_RUST_LOG" spawn escgate "$REPO/target/release/escgate" --config "$RUN_DIR/escgate.toml"
   fi
   local name limit
-  for name in nginx haproxy baseline escgate; do
+  for name in nginx haproxy passthru baseline escgate; do
     [ -z "${STATUS[$name]:-}" ] || continue
     limit=15
     [ "$name" = escgate ] && [ "$ZONES" -gt 1 ] && limit=120
@@ -327,7 +331,7 @@ verify() {
   body="$(curl -s -D "$headers" --max-time 3 -H "Host: $BENCH_HOST" -H "Cookie: $COOKIE" \
     "http://127.0.0.1:$port/echo" 2>/dev/null || true)"
   expect="$EXPECTED_EDITS"
-  if [ "$name" = origin ] || { [ "$name" = escgate ] && [ "$ESC_DISABLED" = 1 ]; }; then
+  if [ "$name" = origin ] || [ "$name" = passthru ] || { [ "$name" = escgate ] && [ "$ESC_DISABLED" = 1 ]; }; then
     expect="$EXPECTED_UNTOUCHED"
     want_resp_headers=0
   fi
@@ -342,8 +346,8 @@ verify() {
     grep -qi '^x-content-type-options: *nosniff' "$headers" && has_xcto=1
     if [ "$want_resp_headers" = 1 ] && { [ $has_xfo = 0 ] || [ $has_xcto = 0 ]; }; then
       problem="response lacks x-frame-options: DENY or x-content-type-options: nosniff"
-    elif [ "$want_resp_headers" = 0 ] && [ "$name" = escgate ] && { [ $has_xfo = 1 ] || [ $has_xcto = 1 ]; }; then
-      problem="ESC response edits applied although the zone's disable_esc flag is set"
+    elif [ "$want_resp_headers" = 0 ] && [ "$name" != origin ] && { [ $has_xfo = 1 ] || [ $has_xcto = 1 ]; }; then
+      problem="response header edits applied by a server that must forward untouched"
     fi
   fi
   if [ -n "$problem" ]; then
@@ -458,6 +462,7 @@ report() {
   echo "load: wrk -t1 -c$CONNECTIONS, ${ROUNDS} interleaved rounds of ${WARMUP}s warm-up + ${DURATION}s;" \
     "$([ ${#PIN_SERVER[@]} -gt 0 ] && echo 'servers on CPU 0, load generator on CPU 1' || echo 'not pinned (one CPU)'); escgate zones: $ZONES"
   echo "work: 5 request-header sets, Host -> origin.internal, X-Forwarded-For/Proto + Via, 2 response-header sets; cookie disable_esc present, not matching"
+  echo "passthru: pingora_baseline --passthrough, the same pingora forwarding untouched (no work): the floor of any pingora proxy"
   [ "$ESC_DISABLED" = 1 ] && echo "escgate: zone disable_esc flag set (escgate should forward untouched)"
   echo "load average when the servers started: $LOADAVG_AT_START (other work on the machine skews every figure)"
   [ "$ROUNDS" -ge 3 ] || echo "WARNING: fewer than 3 rounds: not a protocol run"
@@ -492,19 +497,20 @@ report() {
       return (n % 2) ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
     $3 != "NA" { rps[$1, $2] = $3; cpu[$1, $2] = $4; rounds[$1] = 1 }
     END {
-      printf "%-6s %18s %18s %22s %20s\n", "round", "escgate/nginx rps", "escgate/nginx CPU", "escgate-baseline CPU us", "baseline/nginx rps"
+      printf "%-6s %18s %18s %22s %19s %19s\n", "round", "escgate/nginx rps", "escgate/nginx CPU", "escgate-baseline CPU us", "baseline/nginx rps", "passthru/nginx rps"
       for (r in rounds) order[++k] = r + 0
       for (i = 2; i <= k; i++) { x = order[i]; for (j = i - 1; j >= 1 && order[j] > x; j--) order[j + 1] = order[j]; order[j + 1] = x }
       for (i = 1; i <= k; i++) {
-        r = order[i]; a = b = c = d = "n/a"
+        r = order[i]; a = b = c = d = e = "n/a"
         if (((r, "escgate") in rps) && ((r, "nginx") in rps)) { a = sprintf("%.2f", rps[r, "escgate"] / rps[r, "nginx"]); A[++na] = a + 0
           b = sprintf("%.2f", cpu[r, "escgate"] / cpu[r, "nginx"]); B[++nb] = b + 0 }
         if (((r, "escgate") in cpu) && ((r, "baseline") in cpu)) { c = sprintf("%+.2f", cpu[r, "escgate"] - cpu[r, "baseline"]); C[++nc] = c + 0 }
         if (((r, "baseline") in rps) && ((r, "nginx") in rps)) { d = sprintf("%.2f", rps[r, "baseline"] / rps[r, "nginx"]); D[++nd] = d + 0 }
-        printf "%-6s %18s %18s %22s %20s\n", r, a, b, c, d
+        if (((r, "passthru") in rps) && ((r, "nginx") in rps)) { e = sprintf("%.2f", rps[r, "passthru"] / rps[r, "nginx"]); E[++ne] = e + 0 }
+        printf "%-6s %18s %18s %22s %19s %19s\n", r, a, b, c, d, e
       }
-      printf "%-6s %18s %18s %22s %20s\n", "median", na ? sprintf("%.2f", med(A, na)) : "n/a", nb ? sprintf("%.2f", med(B, nb)) : "n/a",
-        nc ? sprintf("%+.2f", med(C, nc)) : "n/a", nd ? sprintf("%.2f", med(D, nd)) : "n/a"
+      printf "%-6s %18s %18s %22s %19s %19s\n", "median", na ? sprintf("%.2f", med(A, na)) : "n/a", nb ? sprintf("%.2f", med(B, nb)) : "n/a",
+        nc ? sprintf("%+.2f", med(C, nc)) : "n/a", nd ? sprintf("%.2f", med(D, nd)) : "n/a", ne ? sprintf("%.2f", med(E, ne)) : "n/a"
     }' "$ROWS"
   if [ -s "$LAT_ROWS" ]; then
     echo

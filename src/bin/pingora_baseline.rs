@@ -7,7 +7,10 @@
 //! request minus this binary's is the cost of escgate's own logic (zone lookup, ESC decision,
 //! cookie scan), so keep this file free of extra work.
 //!
-//! Usage: `pingora_baseline --listen 127.0.0.1:18084 --origin 127.0.0.1:18081`.
+//! With `--passthrough` it does no work at all (no header edit, no forwarding header): the floor
+//! any pingora-based proxy starts from, which bounds what escgate can reach against nginx.
+//!
+//! Usage: `pingora_baseline --listen 127.0.0.1:18084 --origin 127.0.0.1:18081 [--passthrough]`.
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
@@ -53,6 +56,9 @@ struct Args {
     /// Worker threads of the proxy service.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Forward untouched: no header work at all (pingora's own cost per request).
+    #[arg(long)]
+    passthrough: bool,
 }
 
 /// Forwards everything to one origin, applying the fixed header edits.
@@ -99,6 +105,22 @@ impl ProxyHttp for BaselineProxy {
     }
 }
 
+/// Forwards everything to one origin untouched: only the hook pingora cannot do without.
+struct PassthroughProxy {
+    origin: Box<HttpPeer>,
+}
+
+#[async_trait]
+impl ProxyHttp for PassthroughProxy {
+    type CTX = ();
+
+    fn new_ctx(&self) -> Self::CTX {}
+
+    async fn upstream_peer(&self, _session: &mut Session, _ctx: &mut ()) -> Result<Box<HttpPeer>> {
+        Ok(self.origin.clone())
+    }
+}
+
 fn main() {
     let args = Args::parse();
     let conf = ServerConf {
@@ -116,11 +138,21 @@ fn main() {
     origin.options.connection_timeout = Some(Duration::from_secs(5));
     origin.options.read_timeout = Some(Duration::from_secs(30));
     origin.options.idle_timeout = Some(Duration::from_secs(60));
-    let proxy = BaselineProxy {
-        origin: Box::new(origin),
-    };
+    let origin = Box::new(origin);
+    if args.passthrough {
+        serve(server, &args.listen, PassthroughProxy { origin })
+    } else {
+        serve(server, &args.listen, BaselineProxy { origin })
+    }
+}
+
+fn serve<P>(mut server: Server, listen: &SocketAddr, proxy: P) -> !
+where
+    P: ProxyHttp + Send + Sync + 'static,
+    P::CTX: Send + Sync,
+{
     let mut service = pingora::proxy::http_proxy_service(&server.configuration, proxy);
-    service.add_tcp(&args.listen.to_string());
+    service.add_tcp(&listen.to_string());
     server.add_service(service);
-    server.run_forever();
+    server.run_forever()
 }
