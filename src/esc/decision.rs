@@ -76,26 +76,25 @@ fn secret_reason(
     account_secret: Option<&str>,
     headers: &http::HeaderMap,
 ) -> Reason {
-    use subtle::Choice;
     if zone_secret.is_none() && account_secret.is_none() {
         return Reason::Applied;
     }
-    let mut zone_match = Choice::from(0);
-    let mut account_match = Choice::from(0);
+    // Each comparison is constant-time; whether one matched is not secret (the request's outcome
+    // shows it), so the results are gathered as plain booleans.
+    let matches = |candidate: &[u8], secret: Option<&str>| {
+        secret.is_some_and(|secret| bool::from(secret_eq(candidate, secret.as_bytes())))
+    };
+    let (mut zone_match, mut account_match) = (false, false);
     for header in headers.get_all(http::header::COOKIE) {
         for value in disable_esc_values(header.as_bytes()) {
             let value = unquote(value);
-            if let Some(secret) = zone_secret {
-                zone_match |= secret_eq(value, secret.as_bytes());
-            }
-            if let Some(secret) = account_secret {
-                account_match |= secret_eq(value, secret.as_bytes());
-            }
+            zone_match |= matches(value, zone_secret);
+            account_match |= matches(value, account_secret);
         }
     }
-    if bool::from(zone_match) {
+    if zone_match {
         Reason::ZoneSecret
-    } else if bool::from(account_match) {
+    } else if account_match {
         Reason::AccountSecret
     } else {
         Reason::Applied
@@ -132,23 +131,29 @@ static DISABLE_ESC_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> 
 /// SIMD substring search) instead of parsing every pair, because the usual request carries
 /// other cookies and none of ours.
 fn disable_esc_values(header: &[u8]) -> impl Iterator<Item = &[u8]> {
-    DISABLE_ESC_FINDER
-        .find_iter(header)
-        .filter_map(move |start| {
-            // A cookie name starts a pair: only whitespace since the header start or the last `;`.
-            let before = header[..start].trim_ascii_end();
-            if !before.is_empty() && !before.ends_with(b";") {
-                return None;
-            }
-            let rest = &header[start + DISABLE_ESC_COOKIE.len()..];
-            let rest = &rest[..rest.iter().position(|b| *b == b';').unwrap_or(rest.len())];
-            match rest.trim_ascii_start() {
-                [] => Some(&rest[rest.len()..]),
-                [b'=', value @ ..] => Some(value.trim_ascii()),
-                // A longer name that starts with ours.
-                _ => None,
-            }
-        })
+    // `Finder::find_iter` copies the whole searcher per call; `find` from a moving offset does not.
+    let finder = &*DISABLE_ESC_FINDER;
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let start = from + finder.find(header.get(from..)?)?;
+        from = start + DISABLE_ESC_COOKIE.len();
+        Some(start)
+    })
+    .filter_map(move |start| {
+        // A cookie name starts a pair: only whitespace since the header start or the last `;`.
+        let before = header[..start].trim_ascii_end();
+        if !before.is_empty() && !before.ends_with(b";") {
+            return None;
+        }
+        let rest = &header[start + DISABLE_ESC_COOKIE.len()..];
+        let rest = &rest[..rest.iter().position(|b| *b == b';').unwrap_or(rest.len())];
+        match rest.trim_ascii_start() {
+            [] => Some(&rest[rest.len()..]),
+            [b'=', value @ ..] => Some(value.trim_ascii()),
+            // A longer name that starts with ours.
+            _ => None,
+        }
+    })
 }
 
 /// True when `header` (one `Cookie` value) holds a `disable_esc` cookie.
