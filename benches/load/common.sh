@@ -25,9 +25,18 @@ require_tools() {
   done
 }
 
+# benches/load/$1 with its @RUN_DIR@, @ORIGIN_PORT@ and @NGINX_PORT@ filled in, written to $2;
+# further arguments are extra sed expressions.
+render_conf() {
+  local source="$1" target="$2"
+  shift 2
+  sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s/@ORIGIN_PORT@/$ORIGIN_PORT/g" -e "s/@NGINX_PORT@/${NGINX_PORT:-}/g" \
+    "$@" "$LOAD_DIR/$source" >"$target"
+}
+
 # The origin nginx on ORIGIN_PORT; arguments prefix the command (e.g. `taskset -c 0`).
 start_origin() {
-  sed -e "s/@ORIGIN_PORT@/$ORIGIN_PORT/g" -e "s#@RUN_DIR@#$RUN_DIR#g" "$LOAD_DIR/origin.nginx.conf" >"$RUN_DIR/origin.conf"
+  render_conf origin.nginx.conf "$RUN_DIR/origin.conf"
   "$@" nginx -c "$RUN_DIR/origin.conf" -p "$RUN_DIR" >"$RUN_DIR/origin.log" 2>&1 &
   STARTED+=($!)
 }

@@ -73,8 +73,7 @@ echo "instructions per request (callgrind, user space; $REQUESTS requests after 
 printf "%-10s %12s\n" proxy "instr/req"
 # run.sh's nginx proxy config, in one process so that callgrind counts the worker's work.
 mkdir -p "$RUN_DIR/nginx-tmp"
-sed -e "s#@RUN_DIR@#$RUN_DIR#g" -e "s/@ORIGIN_PORT@/$ORIGIN_PORT/g" -e "s/@NGINX_PORT@/$NGINX_PORT/g" \
-  -e 's/^daemon off;/daemon off;\nmaster_process off;/' "$LOAD_DIR/proxy.nginx.conf" >"$RUN_DIR/nginx.conf"
+render_conf proxy.nginx.conf "$RUN_DIR/nginx.conf" -e 's/^daemon off;/daemon off;\nmaster_process off;/'
 cg nginx nginx -c "$RUN_DIR/nginx.conf" -p "$RUN_DIR" >"$RUN_DIR/nginx.log" 2>&1 &
 STARTED+=($!)
 nginx_row="$(measure nginx "$NGINX_PORT" $!)"

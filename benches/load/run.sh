@@ -263,7 +263,7 @@ wait_ready() {
 
 start_servers() {
   local p
-  for p in "$ORIGIN_PORT" "$NGINX_PORT" "$HAPROXY_PORT" "$BASELINE_PORT" "$ESCGATE_PORT" "$ADMIN_PORT" "$PASSTHRU_PORT"; do
+  for p in "${PORT[@]}" "$ADMIN_PORT"; do
     port_free "$p" || { log "port $p is in use: set PORT_BASE to a free range"; exit 1; }
   done
   mkdir -p "$RUN_DIR/origin-tmp" "$RUN_DIR/nginx-tmp"

@@ -82,7 +82,7 @@ fn secret_reason(
     // Each comparison is constant-time; whether one matched is not secret (the request's outcome
     // shows it), so the results are gathered as plain booleans.
     let matches = |candidate: &[u8], secret: Option<&str>| {
-        secret.is_some_and(|secret| bool::from(secret_eq(candidate, secret.as_bytes())))
+        secret.is_some_and(|secret| secret_eq(candidate, secret.as_bytes()))
     };
     let (mut zone_match, mut account_match) = (false, false);
     for header in headers.get_all(http::header::COOKIE) {
@@ -105,10 +105,10 @@ fn secret_reason(
 /// be observed. The bytes are XOR-accumulated eight at a time behind one optimization barrier
 /// (subtle's `u64::ct_eq`); subtle's slice `ct_eq` puts a barrier on every byte (replacing it
 /// took 30–41% off `decide/secrets_matching_cookie`).
-fn secret_eq(candidate: &[u8], secret: &[u8]) -> subtle::Choice {
+fn secret_eq(candidate: &[u8], secret: &[u8]) -> bool {
     use subtle::ConstantTimeEq;
     if candidate.len() != secret.len() {
-        return subtle::Choice::from(0);
+        return false;
     }
     let word = |bytes: &[u8]| u64::from_ne_bytes(bytes.try_into().expect("8-byte chunk"));
     let (mut ours, mut theirs) = (candidate.chunks_exact(8), secret.chunks_exact(8));
@@ -119,7 +119,7 @@ fn secret_eq(candidate: &[u8], secret: &[u8]) -> subtle::Choice {
     for (a, b) in ours.remainder().iter().zip(theirs.remainder()) {
         difference |= u64::from(a ^ b);
     }
-    difference.ct_eq(&0)
+    difference.ct_eq(&0).into()
 }
 
 static DISABLE_ESC_FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
@@ -273,18 +273,18 @@ mod tests {
     fn secret_eq_sees_every_byte_of_every_length() {
         for len in 0..40usize {
             let secret: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
-            assert!(bool::from(secret_eq(&secret, &secret)), "len {len}");
+            assert!(secret_eq(&secret, &secret), "len {len}");
             for at in 0..len {
                 for flip in [1u8, 0x80] {
                     let mut other = secret.clone();
                     other[at] ^= flip;
-                    assert!(!bool::from(secret_eq(&other, &secret)), "len {len} at {at}");
+                    assert!(!secret_eq(&other, &secret), "len {len} at {at}");
                 }
             }
             let mut longer = secret.clone();
             longer.push(b'x');
-            assert!(!bool::from(secret_eq(&longer, &secret)));
-            assert!(!bool::from(secret_eq(&secret, &longer)));
+            assert!(!secret_eq(&longer, &secret));
+            assert!(!secret_eq(&secret, &longer));
         }
     }
 
